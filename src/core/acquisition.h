@@ -1,0 +1,43 @@
+/*
+ * acquisition.h
+ *	  Maximising log expected improvement over the unit cube: many random
+ *	  and incumbent-centred starts scored in one batch, the best few refined
+ *	  by NLopt's bounded L-BFGS with analytic gradients.
+ */
+#ifndef TUNER_ACQUISITION_H
+#define TUNER_ACQUISITION_H
+
+#include "gp.h"
+#include "rng.h"
+#include "tuner_status.h"
+
+typedef struct AcquisitionOptions
+{
+	int			n_random;		/* uniform candidates */
+	int			n_local;		/* candidates perturbed around incumbents */
+	int			n_refine;		/* best candidates refined by L-BFGS */
+	int			max_evals;		/* per refinement */
+} AcquisitionOptions;
+
+extern void acquisition_options_init(AcquisitionOptions *options, int d);
+
+/*
+ * Rank points of the unit cube by log EI under model (minimisation, incumbent
+ * best).  incumbents (n_incumbents x d) are the points to search around.
+ * Writes up to max_out points (max_out x d) and their log EI, best first,
+ * and their number to *n_out.
+ */
+extern TunerErrorCode acquisition_rank(const GpModel *model, double best,
+									   const double *incumbents,
+									   int n_incumbents,
+									   const AcquisitionOptions *options,
+									   TunerRng *rng, int max_out,
+									   double *points, double *values,
+									   int *n_out, TunerStatus *status);
+
+/* log EI at one point with its gradient (grad may be NULL); scratch 2n. */
+extern double acquisition_log_ei(const GpModel *model, double best,
+								 const double *u, double *grad,
+								 double *scratch);
+
+#endif							/* TUNER_ACQUISITION_H */

@@ -1,0 +1,176 @@
+/*
+ * gp.c
+ *	  A Gaussian-process model: allocation, factorisation (with jitter),
+ *	  log marginal likelihood and the posterior of the latent function.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "gp.h"
+#include "linalg.h"
+#include "matern.h"
+
+#define LOG_2PI 1.8378770664093454836
+
+/* Allocate a model with room for n points in d dimensions. */
+GpModel *
+gp_model_create(int n, int d, TunerStatus *status)
+{
+	GpModel    *model;
+
+	if (n < 1 || d < 1)
+	{
+		tuner_fail(status, TUNER_ERR_INVALID,
+				   "a model needs at least one point and one dimension");
+		return NULL;
+	}
+	model = tuner_alloc_zero(sizeof(GpModel));
+	if (model == NULL)
+		goto nomem;
+	model->n = n;
+	model->d = d;
+	model->x = tuner_alloc(sizeof(double) * n * d);
+	model->y = tuner_alloc(sizeof(double) * n);
+	model->lengthscales = tuner_alloc(sizeof(double) * d);
+	model->chol = tuner_alloc(sizeof(double) * n * n);
+	model->alpha = tuner_alloc(sizeof(double) * n);
+	if (!model->x || !model->y || !model->lengthscales || !model->chol ||
+		!model->alpha)
+	{
+		gp_model_free(model);
+		goto nomem;
+	}
+	return model;
+
+nomem:
+	tuner_fail(status, TUNER_ERR_NOMEM, "out of memory for a %d-point model", n);
+	return NULL;
+}
+
+/* Free a model and everything it owns. */
+void
+gp_model_free(GpModel *model)
+{
+	if (model == NULL)
+		return;
+	tuner_free(model->x);
+	tuner_free(model->y);
+	tuner_free(model->lengthscales);
+	tuner_free(model->chol);
+	tuner_free(model->alpha);
+	tuner_free(model);
+}
+
+/* Check that the hyperparameters can define a kernel. */
+static TunerErrorCode
+check_hyperparameters(const GpModel *model, TunerStatus *status)
+{
+	int			k;
+
+	for (k = 0; k < model->d; k++)
+		if (!(model->lengthscales[k] > 0.0) || !isfinite(model->lengthscales[k]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "lengthscale %d must be positive and finite", k + 1);
+	if (!(model->outputscale > 0.0) || !isfinite(model->outputscale))
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "outputscale must be positive and finite");
+	if (!(model->noise >= 0.0) || !isfinite(model->noise))
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "noise must be non-negative and finite");
+	if (!isfinite(model->mean))
+		return tuner_fail(status, TUNER_ERR_INVALID, "mean must be finite");
+	return TUNER_OK;
+}
+
+/* Factorise K + noise I and compute alpha and the log likelihood. */
+TunerErrorCode
+gp_prepare(GpModel *model, TunerStatus *status)
+{
+	int			n = model->n;
+	int			d = model->d;
+	double	   *inv_ls;
+	double	   *work;
+	double		quad;
+	int			i;
+	TunerErrorCode rc;
+
+	rc = check_hyperparameters(model, status);
+	if (rc != TUNER_OK)
+		return rc;
+
+	inv_ls = tuner_alloc(sizeof(double) * d);
+	work = tuner_alloc(sizeof(double) * n * n);
+	if (inv_ls == NULL || work == NULL)
+	{
+		tuner_free(inv_ls);
+		tuner_free(work);
+		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory for a %d-point model", n);
+	}
+	for (i = 0; i < d; i++)
+		inv_ls[i] = 1.0 / model->lengthscales[i];
+
+	matern52_gram(model->x, n, d, inv_ls, model->outputscale, model->chol);
+	for (i = 0; i < n; i++)
+		model->chol[i + (size_t) i * n] += model->noise;
+	rc = linalg_cholesky(model->chol, n, work, &model->jitter, status);
+	tuner_free(work);
+	tuner_free(inv_ls);
+	if (rc != TUNER_OK)
+		return rc;
+
+	for (i = 0; i < n; i++)
+		model->alpha[i] = model->y[i] - model->mean;
+	linalg_cholesky_solve(model->chol, n, model->alpha);
+
+	quad = 0.0;
+	for (i = 0; i < n; i++)
+		quad += (model->y[i] - model->mean) * model->alpha[i];
+	model->log_likelihood = -0.5 * quad
+		- 0.5 * linalg_cholesky_logdet(model->chol, n)
+		- 0.5 * n * LOG_2PI;
+	return TUNER_OK;
+}
+
+/* Posterior mean and sd of the latent function at m points. */
+TunerErrorCode
+gp_predict(const GpModel *model, const double *xs, int m,
+		   double *mean, double *sd, TunerStatus *status)
+{
+	int			n = model->n;
+	int			d = model->d;
+	double	   *inv_ls;
+	double	   *kx;
+	int			i,
+				j;
+
+	inv_ls = tuner_alloc(sizeof(double) * d);
+	kx = tuner_alloc(sizeof(double) * n * (size_t) (m > 0 ? m : 1));
+	if (inv_ls == NULL || kx == NULL)
+	{
+		tuner_free(inv_ls);
+		tuner_free(kx);
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory predicting %d points", m);
+	}
+	for (i = 0; i < d; i++)
+		inv_ls[i] = 1.0 / model->lengthscales[i];
+
+	matern52_cross(model->x, n, xs, m, d, inv_ls, model->outputscale, kx);
+	for (j = 0; j < m; j++)
+		mean[j] = model->mean + cblas_ddot(n, kx + (size_t) j * n, 1,
+										   model->alpha, 1);
+	linalg_lower_solve_many(model->chol, n, kx, m);
+	for (j = 0; j < m; j++)
+	{
+		double		v = cblas_ddot(n, kx + (size_t) j * n, 1,
+								   kx + (size_t) j * n, 1);
+		double		var = model->outputscale - v;
+
+		sd[j] = var > 0.0 ? sqrt(var) : 0.0;
+	}
+	tuner_free(kx);
+	tuner_free(inv_ls);
+	return TUNER_OK;
+}

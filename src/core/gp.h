@@ -1,0 +1,104 @@
+/*
+ * gp.h
+ *	  Gaussian-process regression with a Matern-5/2 ARD kernel, a constant
+ *	  mean and Gaussian noise:
+ *
+ *	    y = m + f(x) + e,  f ~ GP(0, s * k52(r)),  e ~ N(0, noise)
+ *	    r^2 = sum_k (x_k - x'_k)^2 / l_k^2
+ *
+ *	  The hyperparameters (l, s, noise, m) live in whatever coordinates the
+ *	  data is in; gp_fit works in normalised coordinates internally and
+ *	  returns a model expressed in the caller's coordinates.
+ */
+#ifndef TUNER_GP_H
+#define TUNER_GP_H
+
+#include <stdint.h>
+#include "tuner_status.h"
+
+typedef struct GpModel
+{
+	int			n;				/* training points */
+	int			d;				/* input dimension */
+	double	   *x;				/* n * d, row-major, owned by the model */
+	double	   *y;				/* n, owned by the model */
+	double	   *lengthscales;	/* d, owned by the model */
+	double		outputscale;	/* signal variance s */
+	double		noise;			/* noise variance */
+	double		mean;			/* constant mean m */
+
+	/* Filled by gp_prepare. */
+	double	   *chol;			/* n * n lower Cholesky factor of K + jitter */
+	double	   *alpha;			/* (K + jitter)^-1 (y - m) */
+	double		jitter;			/* diagonal added to make K factorisable */
+	double		log_likelihood; /* log marginal likelihood of y */
+} GpModel;
+
+typedef struct GpFitOptions
+{
+	int			restarts;		/* starts of the optimiser, >= 1 */
+	int			max_evals;		/* per start */
+	uint64_t	seed;			/* for the random restarts */
+	int			use_priors;		/* add log-priors to the objective */
+	double		min_noise;		/* lower bound, in normalised units */
+	/* Optional warm start, in normalised coordinates (NULL = none). */
+	const double *warm_lengthscales;	/* d */
+	double		warm_outputscale;
+	double		warm_noise;
+} GpFitOptions;
+
+/* Defaults for GpFitOptions. */
+extern void gp_fit_options_init(GpFitOptions *options);
+
+/*
+ * Allocate a model for n points in d dimensions; x, y and lengthscales are
+ * allocated (uninitialised) and the caller fills them before gp_prepare.
+ */
+extern GpModel *gp_model_create(int n, int d, TunerStatus *status);
+extern void gp_model_free(GpModel *model);
+
+/*
+ * Factorise K and compute alpha and the log marginal likelihood.  Retries
+ * with growing jitter; TUNER_ERR_NUMERIC only if K stays singular.
+ */
+extern TunerErrorCode gp_prepare(GpModel *model, TunerStatus *status);
+
+/*
+ * Posterior of the latent f (not of y) at m points; sd is the standard
+ * deviation.  Requires gp_prepare.
+ */
+extern TunerErrorCode gp_predict(const GpModel *model, const double *xs, int m,
+								 double *mean, double *sd, TunerStatus *status);
+
+/*
+ * Fit hyperparameters by maximising the log marginal likelihood (+ log
+ * priors) with NLopt's bounded L-BFGS and analytic gradients.  x is n * d,
+ * row-major.  On success *out is a prepared model in the caller's
+ * coordinates.
+ */
+extern TunerErrorCode gp_fit(const double *x, const double *y, int n, int d,
+							 const GpFitOptions *options, GpModel **out,
+							 TunerStatus *status);
+
+/*
+ * The same fit on data already in normalised coordinates (inputs about unit
+ * scale, y standardised): priors and bounds are meant for these, and the
+ * returned model stays in them.  The suggestion loop uses this directly.
+ */
+extern TunerErrorCode gp_fit_standardized(const double *x, const double *y,
+										  int n, int d,
+										  const GpFitOptions *options,
+										  GpModel **out, TunerStatus *status);
+
+/*
+ * The objective gp_fit maximises, at hyperparameters theta =
+ * (log l_1..d, log s, log noise, mean), with its gradient (d + 3 values)
+ * when grad is not NULL.  Exposed so that a unit test can check the gradient
+ * against finite differences.
+ */
+extern TunerErrorCode gp_fit_objective(const double *x, const double *y,
+									   int n, int d, int use_priors,
+									   const double *theta, double *value,
+									   double *grad, TunerStatus *status);
+
+#endif							/* TUNER_GP_H */

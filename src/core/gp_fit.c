@@ -1,0 +1,517 @@
+/*
+ * gp_fit.c
+ *	  Hyperparameters of the Matern-5/2 GP by maximising the log marginal
+ *	  likelihood plus log priors, with analytic gradients and NLopt's bounded
+ *	  L-BFGS from several starts.
+ *
+ *	  theta = (log l_1..l_d, log s, log noise, mean).  The priors are meant
+ *	  for inputs on the unit cube and standardised y: log l ~ N(sqrt2 +
+ *	  log(d)/2, 3) (long lengthscales in high dimension, after Hvarfner et al.
+ *	  2024), log s ~ N(0, 1), log noise ~ N(-4, 1), mean ~ N(0, 1).
+ */
+#include <math.h>
+#include <string.h>
+
+#include <cblas.h>
+#include <nlopt.h>
+
+#include "gp.h"
+#include "linalg.h"
+#include "matern.h"
+#include "rng.h"
+
+#define LOG_2PI 1.8378770664093454836
+
+#define LOG_LS_MIN (-5.298317366548036)	/* log 0.005 */
+#define LOG_LS_MAX (5.298317366548036)	/* log 200 */
+#define LOG_OS_MIN (-5.298317366548036)	/* log 0.005 */
+#define LOG_OS_MAX (3.912023005428146)	/* log 50 */
+#define LOG_NOISE_MAX (0.6931471805599453)	/* log 2 */
+#define MEAN_BOUND 10.0
+
+/* Everything one evaluation of the objective needs, allocated once. */
+typedef struct FitProblem
+{
+	const double *x;
+	const double *y;
+	int			n;
+	int			d;
+	int			use_priors;
+	double	   *k;				/* n * n: K, then L, then K^-1 */
+	double	   *work;			/* n * n scratch for the Cholesky retries */
+	double	   *alpha;			/* n */
+	double	   *inv_ls;			/* d */
+	double	   *grad_ls;		/* d */
+
+	/* best point seen by any start (NLopt may stop on a worse one) */
+	double	   *best_theta;
+	double		best_value;
+	int			have_best;
+
+	TunerStatus *status;
+	TunerErrorCode error;
+} FitProblem;
+
+/* Prior centre of log lengthscale for dimension d. */
+static double
+lengthscale_prior_mean(int d)
+{
+	return M_SQRT2 + 0.5 * log((double) d);
+}
+
+static TunerErrorCode
+problem_init(FitProblem *p, const double *x, const double *y, int n, int d,
+			 int use_priors, TunerStatus *status)
+{
+	memset(p, 0, sizeof(FitProblem));
+	p->x = x;
+	p->y = y;
+	p->n = n;
+	p->d = d;
+	p->use_priors = use_priors;
+	p->status = status;
+	p->best_value = HUGE_VAL;
+	p->k = tuner_alloc(sizeof(double) * n * n);
+	p->work = tuner_alloc(sizeof(double) * n * n);
+	p->alpha = tuner_alloc(sizeof(double) * n);
+	p->inv_ls = tuner_alloc(sizeof(double) * d);
+	p->grad_ls = tuner_alloc(sizeof(double) * d);
+	p->best_theta = tuner_alloc(sizeof(double) * (d + 3));
+	if (!p->k || !p->work || !p->alpha || !p->inv_ls || !p->grad_ls ||
+		!p->best_theta)
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory fitting a %d-point model", n);
+	return TUNER_OK;
+}
+
+static void
+problem_free(FitProblem *p)
+{
+	tuner_free(p->k);
+	tuner_free(p->work);
+	tuner_free(p->alpha);
+	tuner_free(p->inv_ls);
+	tuner_free(p->grad_ls);
+	tuner_free(p->best_theta);
+}
+
+/*
+ * Negative (log likelihood + log prior) at theta, and its gradient.  Uses
+ * dL/dtheta = 1/2 tr((alpha alpha^T - K^-1) dK/dtheta).
+ */
+static TunerErrorCode
+problem_eval(FitProblem *p, const double *theta, double *value, double *grad)
+{
+	int			n = p->n;
+	int			d = p->d;
+	double		s = exp(theta[d]);
+	double		noise = exp(theta[d + 1]);
+	double		mean = theta[d + 2];
+	double		jitter;
+	double		quad = 0.0;
+	double		loglik;
+	double		logprior = 0.0;
+	int			i,
+				j,
+				k;
+	TunerErrorCode rc;
+
+	for (k = 0; k < d; k++)
+		p->inv_ls[k] = exp(-theta[k]);
+
+	matern52_gram(p->x, n, d, p->inv_ls, s, p->k);
+	for (i = 0; i < n; i++)
+		p->k[i + (size_t) i * n] += noise;
+	rc = linalg_cholesky(p->k, n, p->work, &jitter, p->status);
+	if (rc != TUNER_OK)
+		return rc;
+
+	for (i = 0; i < n; i++)
+		p->alpha[i] = p->y[i] - mean;
+	linalg_cholesky_solve(p->k, n, p->alpha);
+	for (i = 0; i < n; i++)
+		quad += (p->y[i] - mean) * p->alpha[i];
+	loglik = -0.5 * quad - 0.5 * linalg_cholesky_logdet(p->k, n)
+		- 0.5 * n * LOG_2PI;
+
+	if (p->use_priors)
+	{
+		double		mu = lengthscale_prior_mean(d);
+
+		for (k = 0; k < d; k++)
+			logprior -= (theta[k] - mu) * (theta[k] - mu) / (2.0 * 3.0);
+		logprior -= theta[d] * theta[d] / 2.0;
+		logprior -= (theta[d + 1] + 4.0) * (theta[d + 1] + 4.0) / 2.0;
+		logprior -= mean * mean / 2.0;
+	}
+	*value = -(loglik + logprior);
+
+	if (grad == NULL)
+		return TUNER_OK;
+
+	rc = linalg_cholesky_inverse(p->k, n, p->status);
+	if (rc != TUNER_OK)
+		return rc;
+
+	{
+		double		g_s = 0.0;
+		double		g_noise = 0.0;
+		double		g_mean = 0.0;
+
+		memset(p->grad_ls, 0, sizeof(double) * d);
+		for (j = 0; j < n; j++)
+		{
+			const double *xj = p->x + (size_t) j * d;
+			double		w_jj = p->alpha[j] * p->alpha[j] - p->k[j + (size_t) j * n];
+
+			g_s += 0.5 * w_jj * s;
+			g_noise += 0.5 * w_jj * noise;
+			g_mean += p->alpha[j];
+			for (i = j + 1; i < n; i++)
+			{
+				const double *xi = p->x + (size_t) i * d;
+				double		w = p->alpha[i] * p->alpha[j] - p->k[i + (size_t) j * n];
+				double		r = sqrt(matern52_r2(xi, xj, p->inv_ls, d));
+				double		radial = s * matern52_radial(r) * w;
+
+				/* the pair (i, j) and (j, i): 2 * 1/2 */
+				g_s += w * s * matern52_unit(r);
+				for (k = 0; k < d; k++)
+				{
+					double		t = (xi[k] - xj[k]) * p->inv_ls[k];
+
+					p->grad_ls[k] += radial * t * t;
+				}
+			}
+		}
+		if (p->use_priors)
+		{
+			double		mu = lengthscale_prior_mean(d);
+
+			for (k = 0; k < d; k++)
+				p->grad_ls[k] -= (theta[k] - mu) / 3.0;
+			g_s -= theta[d];
+			g_noise -= theta[d + 1] + 4.0;
+			g_mean -= mean;
+		}
+		for (k = 0; k < d; k++)
+			grad[k] = -p->grad_ls[k];
+		grad[d] = -g_s;
+		grad[d + 1] = -g_noise;
+		grad[d + 2] = -g_mean;
+	}
+	return TUNER_OK;
+}
+
+/* NLopt callback: never longjmps; records an error and stops NLopt instead. */
+static double
+nlopt_objective(unsigned dim, const double *theta, double *grad, void *data)
+{
+	FitProblem *p = data;
+	double		value = HUGE_VAL;
+	TunerStatus local;
+	TunerStatus *saved = p->status;
+	TunerErrorCode rc;
+
+	tuner_status_clear(&local);
+	p->status = &local;
+	rc = problem_eval(p, theta, &value, grad);
+	p->status = saved;
+	if (rc != TUNER_OK || !isfinite(value))
+	{
+		/* A failed point is treated as very bad, not as fatal. */
+		if (grad != NULL)
+			memset(grad, 0, sizeof(double) * dim);
+		return 1e300;
+	}
+	if (value < p->best_value)
+	{
+		p->best_value = value;
+		memcpy(p->best_theta, theta, sizeof(double) * dim);
+		p->have_best = 1;
+	}
+	return value;
+}
+
+/* Defaults for the fit. */
+void
+gp_fit_options_init(GpFitOptions *options)
+{
+	memset(options, 0, sizeof(GpFitOptions));
+	options->restarts = 3;
+	options->max_evals = 200;
+	options->seed = 0;
+	options->use_priors = 1;
+	options->min_noise = 1e-6;
+	options->warm_lengthscales = NULL;
+}
+
+static double
+clamp(double v, double lo, double hi)
+{
+	return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* Starting point number start: warm start or prior centre, then random. */
+static void
+starting_point(const GpFitOptions *options, int d, int start, TunerRng *rng,
+			   const double *lower, const double *upper, double *theta)
+{
+	double		mu = lengthscale_prior_mean(d);
+	int			k;
+
+	if (start == 0 && options->warm_lengthscales != NULL)
+	{
+		for (k = 0; k < d; k++)
+			theta[k] = log(options->warm_lengthscales[k]);
+		theta[d] = log(options->warm_outputscale);
+		theta[d + 1] = log(options->warm_noise);
+		theta[d + 2] = 0.0;
+	}
+	else if (start == 0 || (start == 1 && options->warm_lengthscales != NULL))
+	{
+		/* a moderate start: short enough that the data can pull it either way */
+		for (k = 0; k < d; k++)
+			theta[k] = mu - 1.0;
+		theta[d] = 0.0;
+		theta[d + 1] = -4.0;
+		theta[d + 2] = 0.0;
+	}
+	else
+	{
+		for (k = 0; k < d; k++)
+			theta[k] = mu - 1.0 + 1.2 * rng_normal(rng);
+		theta[d] = 0.5 * rng_normal(rng);
+		theta[d + 1] = -4.0 + rng_normal(rng);
+		theta[d + 2] = 0.0;
+	}
+	for (k = 0; k < d + 3; k++)
+	{
+		if (!isfinite(theta[k]))
+			theta[k] = 0.5 * (lower[k] + upper[k]);
+		theta[k] = clamp(theta[k], lower[k], upper[k]);
+	}
+}
+
+/* Fit on normalised data; see gp.h. */
+TunerErrorCode
+gp_fit_standardized(const double *x, const double *y, int n, int d,
+					const GpFitOptions *options, GpModel **out,
+					TunerStatus *status)
+{
+	FitProblem	p;
+	int			dim = d + 3;
+	double	   *lower = NULL;
+	double	   *upper = NULL;
+	double	   *theta = NULL;
+	nlopt_opt	opt = NULL;
+	TunerRng	rng;
+	GpModel    *model = NULL;
+	TunerErrorCode rc;
+	int			start;
+	int			k;
+
+	*out = NULL;
+	if (n < 1 || d < 1)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "fitting needs at least one point and one dimension");
+	for (k = 0; k < n * d; k++)
+		if (!isfinite(x[k]))
+			return tuner_fail(status, TUNER_ERR_INVALID, "x contains NaN or infinity");
+	for (k = 0; k < n; k++)
+		if (!isfinite(y[k]))
+			return tuner_fail(status, TUNER_ERR_INVALID, "y contains NaN or infinity");
+
+	rc = problem_init(&p, x, y, n, d, options->use_priors, status);
+	lower = tuner_alloc(sizeof(double) * dim);
+	upper = tuner_alloc(sizeof(double) * dim);
+	theta = tuner_alloc(sizeof(double) * dim);
+	if (rc == TUNER_OK && (!lower || !upper || !theta))
+		rc = tuner_fail(status, TUNER_ERR_NOMEM, "out of memory fitting a model");
+	if (rc != TUNER_OK)
+		goto done;
+
+	for (k = 0; k < d; k++)
+	{
+		lower[k] = LOG_LS_MIN;
+		upper[k] = LOG_LS_MAX;
+	}
+	lower[d] = LOG_OS_MIN;
+	upper[d] = LOG_OS_MAX;
+	lower[d + 1] = log(options->min_noise > 0.0 ? options->min_noise : 1e-6);
+	upper[d + 1] = LOG_NOISE_MAX;
+	lower[d + 2] = -MEAN_BOUND;
+	upper[d + 2] = MEAN_BOUND;
+
+	opt = nlopt_create(NLOPT_LD_LBFGS, dim);
+	if (opt == NULL)
+	{
+		rc = tuner_fail(status, TUNER_ERR_NOMEM, "could not create the NLopt optimiser");
+		goto done;
+	}
+	nlopt_set_lower_bounds(opt, lower);
+	nlopt_set_upper_bounds(opt, upper);
+	nlopt_set_min_objective(opt, nlopt_objective, &p);
+	nlopt_set_maxeval(opt, options->max_evals > 0 ? options->max_evals : 200);
+	nlopt_set_ftol_rel(opt, 1e-7);
+	nlopt_set_xtol_rel(opt, 1e-5);
+
+	rng_seed(&rng, options->seed);
+	for (start = 0; start < (options->restarts > 0 ? options->restarts : 1); start++)
+	{
+		double		value;
+
+		starting_point(options, d, start, &rng, lower, upper, theta);
+		/* The result code is not needed: the callback keeps the best point. */
+		(void) nlopt_optimize(opt, theta, &value);
+	}
+	if (!p.have_best)
+	{
+		/* Every evaluation failed: report why from one plain evaluation. */
+		double		value;
+
+		starting_point(options, d, 0, &rng, lower, upper, theta);
+		rc = problem_eval(&p, theta, &value, NULL);
+		if (rc == TUNER_OK)
+			rc = tuner_fail(status, TUNER_ERR_NUMERIC,
+							"the likelihood could not be evaluated at any hyperparameters");
+		goto done;
+	}
+
+	model = gp_model_create(n, d, status);
+	if (model == NULL)
+	{
+		rc = status ? status->code : TUNER_ERR_NOMEM;
+		goto done;
+	}
+	memcpy(model->x, x, sizeof(double) * n * d);
+	memcpy(model->y, y, sizeof(double) * n);
+	for (k = 0; k < d; k++)
+		model->lengthscales[k] = exp(p.best_theta[k]);
+	model->outputscale = exp(p.best_theta[d]);
+	model->noise = exp(p.best_theta[d + 1]);
+	model->mean = p.best_theta[d + 2];
+	rc = gp_prepare(model, status);
+	if (rc != TUNER_OK)
+	{
+		gp_model_free(model);
+		model = NULL;
+	}
+
+done:
+	if (opt != NULL)
+		nlopt_destroy(opt);
+	tuner_free(lower);
+	tuner_free(upper);
+	tuner_free(theta);
+	problem_free(&p);
+	*out = model;
+	return rc;
+}
+
+/* Fit in the caller's coordinates; see gp.h. */
+TunerErrorCode
+gp_fit(const double *x, const double *y, int n, int d,
+	   const GpFitOptions *options, GpModel **out, TunerStatus *status)
+{
+	double	   *xn = NULL;
+	double	   *yn = NULL;
+	double	   *lo = NULL;
+	double	   *range = NULL;
+	double		y_mean = 0.0;
+	double		y_sd = 0.0;
+	GpModel    *fitted = NULL;
+	GpModel    *model = NULL;
+	TunerErrorCode rc;
+	int			i,
+				k;
+
+	*out = NULL;
+	if (n < 1 || d < 1)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "fitting needs at least one point and one dimension");
+	xn = tuner_alloc(sizeof(double) * n * d);
+	yn = tuner_alloc(sizeof(double) * n);
+	lo = tuner_alloc(sizeof(double) * d);
+	range = tuner_alloc(sizeof(double) * d);
+	if (!xn || !yn || !lo || !range)
+	{
+		rc = tuner_fail(status, TUNER_ERR_NOMEM, "out of memory fitting a model");
+		goto done;
+	}
+
+	/* Inputs to [0, 1] per column; a constant column keeps unit range. */
+	for (k = 0; k < d; k++)
+	{
+		double		mn = x[k],
+					mx = x[k];
+
+		for (i = 1; i < n; i++)
+		{
+			mn = fmin(mn, x[(size_t) i * d + k]);
+			mx = fmax(mx, x[(size_t) i * d + k]);
+		}
+		lo[k] = mn;
+		range[k] = (mx - mn > 0.0 && isfinite(mx - mn)) ? mx - mn : 1.0;
+		for (i = 0; i < n; i++)
+			xn[(size_t) i * d + k] = (x[(size_t) i * d + k] - lo[k]) / range[k];
+	}
+	for (i = 0; i < n; i++)
+		y_mean += y[i] / n;
+	for (i = 0; i < n; i++)
+		y_sd += (y[i] - y_mean) * (y[i] - y_mean);
+	y_sd = n > 1 ? sqrt(y_sd / (n - 1)) : 0.0;
+	if (!(y_sd > 0.0) || !isfinite(y_sd))
+		y_sd = 1.0;
+	for (i = 0; i < n; i++)
+		yn[i] = (y[i] - y_mean) / y_sd;
+
+	rc = gp_fit_standardized(xn, yn, n, d, options, &fitted, status);
+	if (rc != TUNER_OK)
+		goto done;
+
+	model = gp_model_create(n, d, status);
+	if (model == NULL)
+	{
+		rc = status ? status->code : TUNER_ERR_NOMEM;
+		goto done;
+	}
+	memcpy(model->x, x, sizeof(double) * n * d);
+	memcpy(model->y, y, sizeof(double) * n);
+	for (k = 0; k < d; k++)
+		model->lengthscales[k] = fitted->lengthscales[k] * range[k];
+	model->outputscale = fitted->outputscale * y_sd * y_sd;
+	model->noise = fitted->noise * y_sd * y_sd;
+	model->mean = y_mean + fitted->mean * y_sd;
+	rc = gp_prepare(model, status);
+	if (rc != TUNER_OK)
+	{
+		gp_model_free(model);
+		model = NULL;
+	}
+
+done:
+	gp_model_free(fitted);
+	tuner_free(xn);
+	tuner_free(yn);
+	tuner_free(lo);
+	tuner_free(range);
+	*out = model;
+	return rc;
+}
+
+/* One evaluation of the fit objective; see gp.h. */
+TunerErrorCode
+gp_fit_objective(const double *x, const double *y, int n, int d,
+				 int use_priors, const double *theta, double *value,
+				 double *grad, TunerStatus *status)
+{
+	FitProblem	p;
+	TunerErrorCode rc;
+
+	rc = problem_init(&p, x, y, n, d, use_priors, status);
+	if (rc == TUNER_OK)
+		rc = problem_eval(&p, theta, value, grad);
+	problem_free(&p);
+	return rc;
+}

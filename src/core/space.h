@@ -1,0 +1,61 @@
+/*
+ * space.h
+ *	  The search space: how a configuration in the user's units ("native"
+ *	  values) maps to and from the unit cube the model works in.
+ *
+ *	  Native value of each kind:
+ *	    PARAM_FLOAT        the value itself, low <= v <= high
+ *	    PARAM_INT          an integer-valued double, low <= v <= high
+ *	    PARAM_BOOL         0 or 1
+ *	    PARAM_CATEGORICAL  the choice's index, 0 .. n_choices - 1
+ *	  Every parameter takes exactly one unit-cube coordinate.
+ */
+#ifndef TUNER_SPACE_H
+#define TUNER_SPACE_H
+
+#include <stdint.h>
+#include "tuner_status.h"
+
+typedef enum ParamKind
+{
+	PARAM_FLOAT = 0,
+	PARAM_INT,
+	PARAM_BOOL,
+	PARAM_CATEGORICAL
+} ParamKind;
+
+typedef struct ParamSpec
+{
+	ParamKind	kind;
+	double		low;			/* float/int only */
+	double		high;			/* float/int only */
+	int			log_scale;		/* float/int only; requires low > 0 */
+	int			n_choices;		/* categorical only; >= 1 */
+} ParamSpec;
+
+/* Check bounds, log scale and choice counts; name the first bad parameter. */
+extern TunerErrorCode space_validate(const ParamSpec *params, int d,
+									 TunerStatus *status);
+
+/* Native -> unit cube (values outside bounds are clamped). */
+extern void space_to_unit(const ParamSpec *params, int d,
+						  const double *native, double *unit);
+
+/* Unit cube -> native, rounded to the parameter grid. */
+extern void space_from_unit(const ParamSpec *params, int d,
+							const double *unit, double *native);
+
+/* Snap a unit-cube point to the unit image of its rounded native value. */
+extern void space_snap_unit(const ParamSpec *params, int d, double *unit);
+
+/* True when two native configurations are the same point of the space. */
+extern int	space_same_config(const ParamSpec *params, int d,
+							  const double *a, const double *b);
+
+/*
+ * Number of distinct configurations when every parameter is discrete, or
+ * -1 when some parameter is continuous (or the count overflows).
+ */
+extern double space_cardinality(const ParamSpec *params, int d);
+
+#endif							/* TUNER_SPACE_H */

@@ -1,0 +1,44 @@
+/*
+ * test_main.c
+ *	  Runs every unit test of src/core and prints the plain summary line.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "unit.h"
+
+int			unit_passed = 0;
+int			unit_failed = 0;
+
+typedef struct
+{
+	const char *name;
+	void		(*fn) (void);
+} UnitTest;
+
+int
+main(int argc, char **argv)
+{
+	UnitTest	tests[] = {
+		{"linalg", test_linalg},
+		{"log_ei", test_log_ei},
+		{"gp", test_gp},
+		{"acquisition", test_acquisition},
+		{"space", test_space},
+		{"design", test_design},
+		{"suggest", test_suggest},
+	};
+	size_t		i;
+
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+	{
+		int			before = unit_failed;
+
+		if (argc > 1 && strcmp(argv[1], tests[i].name) != 0)
+			continue;
+		tests[i].fn();
+		printf("%-12s %s\n", tests[i].name, unit_failed == before ? "ok" : "FAILED");
+	}
+	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);
+	return unit_failed == 0 ? 0 : 1;
+}

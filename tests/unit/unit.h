@@ -1,0 +1,48 @@
+/*
+ * unit.h
+ *	  A minimal test harness: each test file registers functions in
+ *	  test_main.c; CHECK records a pass or a failure with its location.
+ */
+#ifndef TUNER_UNIT_H
+#define TUNER_UNIT_H
+
+#include <math.h>
+#include <stdio.h>
+
+extern int	unit_passed;
+extern int	unit_failed;
+
+#define CHECK(cond) \
+	do { \
+		if (cond) \
+			unit_passed++; \
+		else \
+		{ \
+			unit_failed++; \
+			fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+		} \
+	} while (0)
+
+/* |a - b| <= tol * max(1, |b|), with a message showing both values */
+#define CHECK_CLOSE(a, b, tol) \
+	do { \
+		double unit_a_ = (a), unit_b_ = (b); \
+		if (fabs(unit_a_ - unit_b_) <= (tol) * fmax(1.0, fabs(unit_b_))) \
+			unit_passed++; \
+		else \
+		{ \
+			unit_failed++; \
+			fprintf(stderr, "FAIL %s:%d: %s = %.17g, expected %.17g (tol %g)\n", \
+					__FILE__, __LINE__, #a, unit_a_, unit_b_, (double) (tol)); \
+		} \
+	} while (0)
+
+void		test_linalg(void);
+void		test_log_ei(void);
+void		test_gp(void);
+void		test_acquisition(void);
+void		test_space(void);
+void		test_design(void);
+void		test_suggest(void);
+
+#endif
