@@ -243,7 +243,7 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 		fit_options.warm_lengthscales = in->warm_lengthscales;
 		fit_options.warm_outputscale = in->warm_outputscale;
 		fit_options.warm_noise = in->warm_noise;
-		fit_options.restarts = 2;
+		fit_options.restarts = 3;
 	}
 	rc = gp_fit_standardized(x, y, n, d, &fit_options, &fitted, status);
 	if (rc != TUNER_OK)

