@@ -25,36 +25,30 @@ acquisition_options_init(AcquisitionOptions *options, int d)
 	options->n_local = 512;
 	options->n_refine = 4;
 	options->max_evals = 60;
-	(void) d;
+	(void)d;
 }
 
 double
 acquisition_log_ei(const GpModel *model, double best, const double *u,
 				   double *grad, double *scratch)
 {
-	int			n = model->n;
-	int			d = model->d;
-	double		s = model->outputscale;
-	double	   *kvec = scratch;		/* k(u, x_i), then K^-1 k */
-	double	   *radial = scratch + n;	/* -(1/r) dk/dr at each x_i */
-	double		mu,
-				var,
-				sd,
-				sd_min = MIN_SD_FRACTION * sqrt(s),
-				z,
-				value;
-	int			i,
-				k;
+	int n = model->n;
+	int d = model->d;
+	double s = model->outputscale;
+	double *kvec = scratch;       /* k(u, x_i), then K^-1 k */
+	double *radial = scratch + n; /* -(1/r) dk/dr at each x_i */
+	double mu, var, sd, sd_min = MIN_SD_FRACTION * sqrt(s), z, value;
+	int i, k;
 
 	for (i = 0; i < n; i++)
 	{
-		const double *xi = model->x + (size_t) i * d;
-		double		r2 = 0.0;
-		double		r;
+		const double *xi = model->x + (size_t)i * d;
+		double r2 = 0.0;
+		double r;
 
 		for (k = 0; k < d; k++)
 		{
-			double		t = (u[k] - xi[k]) / model->lengthscales[k];
+			double t = (u[k] - xi[k]) / model->lengthscales[k];
 
 			r2 += t * t;
 		}
@@ -66,12 +60,12 @@ acquisition_log_ei(const GpModel *model, double best, const double *u,
 
 	/* var = s - k^T K^-1 k; keep K^-1 k in kvec for the gradient */
 	{
-		double		kk;
+		double kk;
 
 		linalg_lower_solve(model->chol, n, kvec);
 		kk = cblas_ddot(n, kvec, 1, kvec, 1);
-		cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit,
-					n, model->chol, n, kvec, 1);
+		cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, n,
+					model->chol, n, kvec, 1);
 		var = s - kk;
 	}
 	sd = var > sd_min * sd_min ? sqrt(var) : sd_min;
@@ -80,20 +74,22 @@ acquisition_log_ei(const GpModel *model, double best, const double *u,
 
 	if (grad != NULL)
 	{
-		double		g = log_ei_dlog_h(z);
-		int			sd_floored = !(var > sd_min * sd_min);
+		double g = log_ei_dlog_h(z);
+		int sd_floored = !(var > sd_min * sd_min);
 
 		for (k = 0; k < d; k++)
 		{
-			double		inv_l2 = 1.0 / (model->lengthscales[k] * model->lengthscales[k]);
-			double		dmu = 0.0;
-			double		dvar = 0.0;
-			double		dsd;
+			double inv_l2 =
+				1.0 / (model->lengthscales[k] * model->lengthscales[k]);
+			double dmu = 0.0;
+			double dvar = 0.0;
+			double dsd;
 
 			for (i = 0; i < n; i++)
 			{
 				/* dk_i/du_k = -radial_i (u_k - x_ik) / l_k^2 */
-				double		dk = -radial[i] * (u[k] - model->x[(size_t) i * d + k]) * inv_l2;
+				double dk =
+					-radial[i] * (u[k] - model->x[(size_t)i * d + k]) * inv_l2;
 
 				dmu += model->alpha[i] * dk;
 				dvar += -2.0 * kvec[i] * dk;
@@ -108,15 +104,15 @@ acquisition_log_ei(const GpModel *model, double best, const double *u,
 typedef struct RefineProblem
 {
 	const GpModel *model;
-	double		best;
-	double	   *scratch;
+	double best;
+	double *scratch;
 } RefineProblem;
 
 static double
 refine_objective(unsigned dim, const double *u, double *grad, void *data)
 {
 	RefineProblem *p = data;
-	double		v = acquisition_log_ei(p->model, p->best, u, grad, p->scratch);
+	double v = acquisition_log_ei(p->model, p->best, u, grad, p->scratch);
 
 	if (!isfinite(v))
 	{
@@ -129,8 +125,8 @@ refine_objective(unsigned dim, const double *u, double *grad, void *data)
 
 typedef struct Ranked
 {
-	double		value;
-	int			index;
+	double value;
+	int index;
 } Ranked;
 
 static int
@@ -143,41 +139,39 @@ ranked_desc(const void *a, const void *b)
 		return -1;
 	if (ra->value < rb->value)
 		return 1;
-	return ra->index - rb->index;	/* stable, so results are reproducible */
+	return ra->index - rb->index; /* stable, so results are reproducible */
 }
 
 /* Fill candidates: uniform points, then perturbations of the incumbents. */
 static void
 make_candidates(int d, const double *incumbents, int n_incumbents,
-				const AcquisitionOptions *options, TunerRng *rng,
-				double *cand)
+				const AcquisitionOptions *options, TunerRng *rng, double *cand)
 {
-	int			c = 0;
-	int			j,
-				k;
+	int c = 0;
+	int j, k;
 	/* perturb about 5 coordinates at a time, so high dimensions stay local */
-	double		p_move = d <= 5 ? 1.0 : 5.0 / d;
+	double p_move = d <= 5 ? 1.0 : 5.0 / d;
 
 	for (j = 0; j < options->n_random; j++, c++)
 		for (k = 0; k < d; k++)
-			cand[(size_t) c * d + k] = rng_uniform(rng);
+			cand[(size_t)c * d + k] = rng_uniform(rng);
 	for (j = 0; j < (n_incumbents > 0 ? options->n_local : 0); j++, c++)
 	{
-		const double *base = incumbents + (size_t) (j % n_incumbents) * d;
-		double		scale = (j % 3 == 0) ? 0.2 : ((j % 3 == 1) ? 0.05 : 0.01);
-		int			moved = 0;
-		int			forced = (int) rng_below(rng, (uint64_t) d);
+		const double *base = incumbents + (size_t)(j % n_incumbents) * d;
+		double scale = (j % 3 == 0) ? 0.2 : ((j % 3 == 1) ? 0.05 : 0.01);
+		int moved = 0;
+		int forced = (int)rng_below(rng, (uint64_t)d);
 
 		for (k = 0; k < d; k++)
 		{
-			double		v = base[k];
+			double v = base[k];
 
 			if (rng_uniform(rng) < p_move || (k == forced && !moved))
 			{
 				v += scale * rng_normal(rng);
 				moved = 1;
 			}
-			cand[(size_t) c * d + k] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+			cand[(size_t)c * d + k] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
 		}
 	}
 }
@@ -188,25 +182,24 @@ acquisition_rank(const GpModel *model, double best, const double *incumbents,
 				 TunerRng *rng, int max_out, double *points, double *values,
 				 int *n_out, TunerStatus *status)
 {
-	int			d = model->d;
-	int			n = model->n;
-	int			n_cand = options->n_random + (n_incumbents > 0 ? options->n_local : 0);
-	int			n_refine = options->n_refine < n_cand ? options->n_refine : n_cand;
-	int			total = n_cand + n_refine;
-	double	   *cand = NULL;
-	double	   *mean = NULL;
-	double	   *sd = NULL;
-	double	   *scratch = NULL;
-	double	   *lower = NULL;
-	double	   *upper = NULL;
-	Ranked	   *ranked = NULL;
-	nlopt_opt	opt = NULL;
+	int d = model->d;
+	int n = model->n;
+	int n_cand = options->n_random + (n_incumbents > 0 ? options->n_local : 0);
+	int n_refine = options->n_refine < n_cand ? options->n_refine : n_cand;
+	int total = n_cand + n_refine;
+	double *cand = NULL;
+	double *mean = NULL;
+	double *sd = NULL;
+	double *scratch = NULL;
+	double *lower = NULL;
+	double *upper = NULL;
+	Ranked *ranked = NULL;
+	nlopt_opt opt = NULL;
 	TunerErrorCode rc = TUNER_OK;
-	int			j,
-				k;
+	int j, k;
 
 	*n_out = 0;
-	cand = tuner_alloc(sizeof(double) * (size_t) total * d);
+	cand = tuner_alloc(sizeof(double) * (size_t)total * d);
 	mean = tuner_alloc(sizeof(double) * total);
 	sd = tuner_alloc(sizeof(double) * total);
 	scratch = tuner_alloc(sizeof(double) * 2 * n);
@@ -215,7 +208,8 @@ acquisition_rank(const GpModel *model, double best, const double *incumbents,
 	ranked = tuner_alloc(sizeof(Ranked) * total);
 	if (!cand || !mean || !sd || !scratch || !lower || !upper || !ranked)
 	{
-		rc = tuner_fail(status, TUNER_ERR_NOMEM, "out of memory maximising the acquisition");
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory maximising the acquisition");
 		goto done;
 	}
 
@@ -225,9 +219,10 @@ acquisition_rank(const GpModel *model, double best, const double *incumbents,
 		goto done;
 	for (j = 0; j < n_cand; j++)
 	{
-		double		sd_min = MIN_SD_FRACTION * sqrt(model->outputscale);
+		double sd_min = MIN_SD_FRACTION * sqrt(model->outputscale);
 
-		ranked[j].value = log(sd[j] > sd_min ? sd[j] : sd_min) +
+		ranked[j].value =
+			log(sd[j] > sd_min ? sd[j] : sd_min) +
 			log_ei_log_h((best - mean[j]) / (sd[j] > sd_min ? sd[j] : sd_min));
 		ranked[j].index = j;
 	}
@@ -239,7 +234,8 @@ acquisition_rank(const GpModel *model, double best, const double *incumbents,
 	opt = nlopt_create(NLOPT_LD_LBFGS, d);
 	if (opt == NULL)
 	{
-		rc = tuner_fail(status, TUNER_ERR_NOMEM, "could not create the NLopt optimiser");
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"could not create the NLopt optimiser");
 		goto done;
 	}
 	{
@@ -253,16 +249,17 @@ acquisition_rank(const GpModel *model, double best, const double *incumbents,
 		nlopt_set_xtol_rel(opt, 1e-7);
 		for (j = 0; j < n_refine; j++)
 		{
-			double	   *x = cand + (size_t) (n_cand + j) * d;
-			double		value = ranked[j].value;
-			double		start = value;
+			double *x = cand + (size_t)(n_cand + j) * d;
+			double value = ranked[j].value;
+			double start = value;
 
-			memcpy(x, cand + (size_t) ranked[j].index * d, sizeof(double) * d);
-			(void) nlopt_optimize(opt, x, &value);
+			memcpy(x, cand + (size_t)ranked[j].index * d, sizeof(double) * d);
+			(void)nlopt_optimize(opt, x, &value);
 			/* NLopt may end on a worse point after a failed line search */
 			if (!(value >= start) || !isfinite(value))
 			{
-				memcpy(x, cand + (size_t) ranked[j].index * d, sizeof(double) * d);
+				memcpy(x, cand + (size_t)ranked[j].index * d,
+					   sizeof(double) * d);
 				value = start;
 			}
 			ranked[n_cand + j].value = value;
@@ -273,7 +270,7 @@ acquisition_rank(const GpModel *model, double best, const double *incumbents,
 
 	for (j = 0; j < total && j < max_out; j++)
 	{
-		memcpy(points + (size_t) j * d, cand + (size_t) ranked[j].index * d,
+		memcpy(points + (size_t)j * d, cand + (size_t)ranked[j].index * d,
 			   sizeof(double) * d);
 		values[j] = ranked[j].value;
 	}

@@ -13,10 +13,10 @@
 
 typedef struct AcquisitionOptions
 {
-	int			n_random;		/* uniform candidates */
-	int			n_local;		/* candidates perturbed around incumbents */
-	int			n_refine;		/* best candidates refined by L-BFGS */
-	int			max_evals;		/* per refinement */
+	int n_random;  /* uniform candidates */
+	int n_local;   /* candidates perturbed around incumbents */
+	int n_refine;  /* best candidates refined by L-BFGS */
+	int max_evals; /* per refinement */
 } AcquisitionOptions;
 
 extern void acquisition_options_init(AcquisitionOptions *options, int d);
@@ -27,17 +27,15 @@ extern void acquisition_options_init(AcquisitionOptions *options, int d);
  * Writes up to max_out points (max_out x d) and their log EI, best first,
  * and their number to *n_out.
  */
-extern TunerErrorCode acquisition_rank(const GpModel *model, double best,
-									   const double *incumbents,
-									   int n_incumbents,
-									   const AcquisitionOptions *options,
-									   TunerRng *rng, int max_out,
-									   double *points, double *values,
-									   int *n_out, TunerStatus *status);
+extern TunerErrorCode
+acquisition_rank(const GpModel *model, double best, const double *incumbents,
+				 int n_incumbents, const AcquisitionOptions *options,
+				 TunerRng *rng, int max_out, double *points, double *values,
+				 int *n_out, TunerStatus *status);
 
 /* log EI at one point with its gradient (grad may be NULL); scratch 2n. */
 extern double acquisition_log_ei(const GpModel *model, double best,
 								 const double *u, double *grad,
 								 double *scratch);
 
-#endif							/* TUNER_ACQUISITION_H */
+#endif /* TUNER_ACQUISITION_H */

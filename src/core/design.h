@@ -16,4 +16,4 @@
 extern TunerErrorCode design_halton_point(uint64_t seed, int index, int d,
 										  double *unit, TunerStatus *status);
 
-#endif							/* TUNER_DESIGN_H */
+#endif /* TUNER_DESIGN_H */

@@ -18,7 +18,7 @@
 GpModel *
 gp_model_create(int n, int d, TunerStatus *status)
 {
-	GpModel    *model;
+	GpModel *model;
 
 	if (n < 1 || d < 1)
 	{
@@ -45,7 +45,8 @@ gp_model_create(int n, int d, TunerStatus *status)
 	return model;
 
 nomem:
-	tuner_fail(status, TUNER_ERR_NOMEM, "out of memory for a %d-point model", n);
+	tuner_fail(status, TUNER_ERR_NOMEM, "out of memory for a %d-point model",
+			   n);
 	return NULL;
 }
 
@@ -67,12 +68,14 @@ gp_model_free(GpModel *model)
 static TunerErrorCode
 check_hyperparameters(const GpModel *model, TunerStatus *status)
 {
-	int			k;
+	int k;
 
 	for (k = 0; k < model->d; k++)
-		if (!(model->lengthscales[k] > 0.0) || !isfinite(model->lengthscales[k]))
+		if (!(model->lengthscales[k] > 0.0) ||
+			!isfinite(model->lengthscales[k]))
 			return tuner_fail(status, TUNER_ERR_INVALID,
-							  "lengthscale %d must be positive and finite", k + 1);
+							  "lengthscale %d must be positive and finite",
+							  k + 1);
 	if (!(model->outputscale > 0.0) || !isfinite(model->outputscale))
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "outputscale must be positive and finite");
@@ -88,12 +91,12 @@ check_hyperparameters(const GpModel *model, TunerStatus *status)
 TunerErrorCode
 gp_prepare(GpModel *model, TunerStatus *status)
 {
-	int			n = model->n;
-	int			d = model->d;
-	double	   *inv_ls;
-	double	   *work;
-	double		quad;
-	int			i;
+	int n = model->n;
+	int d = model->d;
+	double *inv_ls;
+	double *work;
+	double quad;
+	int i;
 	TunerErrorCode rc;
 
 	rc = check_hyperparameters(model, status);
@@ -106,14 +109,15 @@ gp_prepare(GpModel *model, TunerStatus *status)
 	{
 		tuner_free(inv_ls);
 		tuner_free(work);
-		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory for a %d-point model", n);
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory for a %d-point model", n);
 	}
 	for (i = 0; i < d; i++)
 		inv_ls[i] = 1.0 / model->lengthscales[i];
 
 	matern52_gram(model->x, n, d, inv_ls, model->outputscale, model->chol);
 	for (i = 0; i < n; i++)
-		model->chol[i + (size_t) i * n] += model->noise;
+		model->chol[i + (size_t)i * n] += model->noise;
 	rc = linalg_cholesky(model->chol, n, work, &model->jitter, status);
 	tuner_free(work);
 	tuner_free(inv_ls);
@@ -127,26 +131,25 @@ gp_prepare(GpModel *model, TunerStatus *status)
 	quad = 0.0;
 	for (i = 0; i < n; i++)
 		quad += (model->y[i] - model->mean) * model->alpha[i];
-	model->log_likelihood = -0.5 * quad
-		- 0.5 * linalg_cholesky_logdet(model->chol, n)
-		- 0.5 * n * LOG_2PI;
+	model->log_likelihood = -0.5 * quad -
+							0.5 * linalg_cholesky_logdet(model->chol, n) -
+							0.5 * n * LOG_2PI;
 	return TUNER_OK;
 }
 
 /* Posterior mean and sd of the latent function at m points. */
 TunerErrorCode
-gp_predict(const GpModel *model, const double *xs, int m,
-		   double *mean, double *sd, TunerStatus *status)
+gp_predict(const GpModel *model, const double *xs, int m, double *mean,
+		   double *sd, TunerStatus *status)
 {
-	int			n = model->n;
-	int			d = model->d;
-	double	   *inv_ls;
-	double	   *kx;
-	int			i,
-				j;
+	int n = model->n;
+	int d = model->d;
+	double *inv_ls;
+	double *kx;
+	int i, j;
 
 	inv_ls = tuner_alloc(sizeof(double) * d);
-	kx = tuner_alloc(sizeof(double) * n * (size_t) (m > 0 ? m : 1));
+	kx = tuner_alloc(sizeof(double) * n * (size_t)(m > 0 ? m : 1));
 	if (inv_ls == NULL || kx == NULL)
 	{
 		tuner_free(inv_ls);
@@ -159,14 +162,13 @@ gp_predict(const GpModel *model, const double *xs, int m,
 
 	matern52_cross(model->x, n, xs, m, d, inv_ls, model->outputscale, kx);
 	for (j = 0; j < m; j++)
-		mean[j] = model->mean + cblas_ddot(n, kx + (size_t) j * n, 1,
-										   model->alpha, 1);
+		mean[j] = model->mean +
+				  cblas_ddot(n, kx + (size_t)j * n, 1, model->alpha, 1);
 	linalg_lower_solve_many(model->chol, n, kx, m);
 	for (j = 0; j < m; j++)
 	{
-		double		v = cblas_ddot(n, kx + (size_t) j * n, 1,
-								   kx + (size_t) j * n, 1);
-		double		var = model->outputscale - v;
+		double v = cblas_ddot(n, kx + (size_t)j * n, 1, kx + (size_t)j * n, 1);
+		double var = model->outputscale - v;
 
 		sd[j] = var > 0.0 ? sqrt(var) : 0.0;
 	}

@@ -18,33 +18,33 @@
 
 typedef struct GpModel
 {
-	int			n;				/* training points */
-	int			d;				/* input dimension */
-	double	   *x;				/* n * d, row-major, owned by the model */
-	double	   *y;				/* n, owned by the model */
-	double	   *lengthscales;	/* d, owned by the model */
-	double		outputscale;	/* signal variance s */
-	double		noise;			/* noise variance */
-	double		mean;			/* constant mean m */
+	int n;                /* training points */
+	int d;                /* input dimension */
+	double *x;            /* n * d, row-major, owned by the model */
+	double *y;            /* n, owned by the model */
+	double *lengthscales; /* d, owned by the model */
+	double outputscale;   /* signal variance s */
+	double noise;         /* noise variance */
+	double mean;          /* constant mean m */
 
 	/* Filled by gp_prepare. */
-	double	   *chol;			/* n * n lower Cholesky factor of K + jitter */
-	double	   *alpha;			/* (K + jitter)^-1 (y - m) */
-	double		jitter;			/* diagonal added to make K factorisable */
-	double		log_likelihood; /* log marginal likelihood of y */
+	double *chol;          /* n * n lower Cholesky factor of K + jitter */
+	double *alpha;         /* (K + jitter)^-1 (y - m) */
+	double jitter;         /* diagonal added to make K factorisable */
+	double log_likelihood; /* log marginal likelihood of y */
 } GpModel;
 
 typedef struct GpFitOptions
 {
-	int			restarts;		/* starts of the optimiser, >= 1 */
-	int			max_evals;		/* per start */
-	uint64_t	seed;			/* for the random restarts */
-	int			use_priors;		/* add log-priors to the objective */
-	double		min_noise;		/* lower bound, in normalised units */
+	int restarts;     /* starts of the optimiser, >= 1 */
+	int max_evals;    /* per start */
+	uint64_t seed;    /* for the random restarts */
+	int use_priors;   /* add log-priors to the objective */
+	double min_noise; /* lower bound, in normalised units */
 	/* Optional warm start, in normalised coordinates (NULL = none). */
-	const double *warm_lengthscales;	/* d */
-	double		warm_outputscale;
-	double		warm_noise;
+	const double *warm_lengthscales; /* d */
+	double warm_outputscale;
+	double warm_noise;
 } GpFitOptions;
 
 /* Defaults for GpFitOptions. */
@@ -68,7 +68,8 @@ extern TunerErrorCode gp_prepare(GpModel *model, TunerStatus *status);
  * deviation.  Requires gp_prepare.
  */
 extern TunerErrorCode gp_predict(const GpModel *model, const double *xs, int m,
-								 double *mean, double *sd, TunerStatus *status);
+								 double *mean, double *sd,
+								 TunerStatus *status);
 
 /*
  * Fit hyperparameters by maximising the log marginal likelihood (+ log
@@ -96,9 +97,9 @@ extern TunerErrorCode gp_fit_standardized(const double *x, const double *y,
  * when grad is not NULL.  Exposed so that a unit test can check the gradient
  * against finite differences.
  */
-extern TunerErrorCode gp_fit_objective(const double *x, const double *y,
-									   int n, int d, int use_priors,
+extern TunerErrorCode gp_fit_objective(const double *x, const double *y, int n,
+									   int d, int use_priors,
 									   const double *theta, double *value,
 									   double *grad, TunerStatus *status);
 
-#endif							/* TUNER_GP_H */
+#endif /* TUNER_GP_H */

@@ -31,56 +31,56 @@
 
 #define LOG_2PI 1.8378770664093454836
 
-#define LOG_LS_MIN (-5.298317366548036)	/* log 0.005 */
-#define LOG_LS_MAX (5.298317366548036)	/* log 200 */
-#define LOG_OS_MIN (-5.298317366548036)	/* log 0.005 */
-#define LOG_OS_MAX (3.912023005428146)	/* log 50 */
-#define LOG_NOISE_MAX (0.6931471805599453)	/* log 2 */
-#define MEAN_BOUND 10.0
+#define LOG_LS_MIN    (-5.298317366548036) /* log 0.005 */
+#define LOG_LS_MAX    (5.298317366548036)  /* log 200 */
+#define LOG_OS_MIN    (-5.298317366548036) /* log 0.005 */
+#define LOG_OS_MAX    (3.912023005428146)  /* log 50 */
+#define LOG_NOISE_MAX (0.6931471805599453) /* log 2 */
+#define MEAN_BOUND    10.0
 
 /* Everything one evaluation of the objective needs, allocated once. */
 typedef struct FitProblem
 {
 	const double *x;
 	const double *y;
-	int			n;
-	int			d;
-	int			use_priors;
-	double	   *k;				/* n * n: K, then L, then K^-1 */
-	double	   *work;			/* n * n scratch for the Cholesky retries */
-	double	   *alpha;			/* n */
-	double	   *inv_ls;			/* d */
-	double	   *grad_ls;		/* d */
+	int n;
+	int d;
+	int use_priors;
+	double *k;       /* n * n: K, then L, then K^-1 */
+	double *work;    /* n * n scratch for the Cholesky retries */
+	double *alpha;   /* n */
+	double *inv_ls;  /* d */
+	double *grad_ls; /* d */
 	/*
 	 * Pairs i > j in the order (j, then i).  The squared differences do not
 	 * depend on theta, so r^2 for all pairs is one matrix-vector product,
 	 * and so is the lengthscale gradient.
 	 */
-	size_t		n_pairs;
-	double	   *sqdiff;			/* n_pairs x d, column-major */
-	double	   *r2;				/* n_pairs: scaled squared distance */
-	double	   *decay;			/* n_pairs: exp(-sqrt5 r) */
-	double	   *coef;			/* n_pairs: gradient weights */
-	double	   *inv_ls2;		/* d: 1 / l_k^2 */
+	size_t n_pairs;
+	double *sqdiff;  /* n_pairs x d, column-major */
+	double *r2;      /* n_pairs: scaled squared distance */
+	double *decay;   /* n_pairs: exp(-sqrt5 r) */
+	double *coef;    /* n_pairs: gradient weights */
+	double *inv_ls2; /* d: 1 / l_k^2 */
 
 	/* best point seen by any start (NLopt may stop on a worse one) */
-	double	   *best_theta;
-	double		best_value;
-	int			have_best;
+	double *best_theta;
+	double best_value;
+	int have_best;
 
 	TunerStatus *status;
 	TunerErrorCode error;
 } FitProblem;
 
 /* Prior centre of log lengthscale for dimension d. */
-#define LS_PRIOR_VAR 3.0
+#define LS_PRIOR_VAR     3.0
 #define NOISE_PRIOR_MEAN (-10.0)
-#define NOISE_PRIOR_VAR 4.0
+#define NOISE_PRIOR_VAR  4.0
 
 static double
 lengthscale_prior_mean(int d)
 {
-	return -1.5 + 0.25 * log((double) d);
+	return -1.5 + 0.25 * log((double)d);
 }
 
 static TunerErrorCode
@@ -100,7 +100,7 @@ problem_init(FitProblem *p, const double *x, const double *y, int n, int d,
 	p->alpha = tuner_alloc(sizeof(double) * n);
 	p->inv_ls = tuner_alloc(sizeof(double) * d);
 	p->grad_ls = tuner_alloc(sizeof(double) * d);
-	p->n_pairs = (size_t) n * (n - 1) / 2;
+	p->n_pairs = (size_t)n * (n - 1) / 2;
 	p->sqdiff = tuner_alloc(sizeof(double) * p->n_pairs * d);
 	p->r2 = tuner_alloc(sizeof(double) * p->n_pairs);
 	p->decay = tuner_alloc(sizeof(double) * p->n_pairs);
@@ -113,16 +113,14 @@ problem_init(FitProblem *p, const double *x, const double *y, int n, int d,
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory fitting a %d-point model", n);
 	{
-		size_t		pair = 0;
-		int			i,
-					j,
-					k;
+		size_t pair = 0;
+		int i, j, k;
 
 		for (j = 0; j < n; j++)
 			for (i = j + 1; i < n; i++, pair++)
 				for (k = 0; k < d; k++)
 				{
-					double		t = x[(size_t) i * d + k] - x[(size_t) j * d + k];
+					double t = x[(size_t)i * d + k] - x[(size_t)j * d + k];
 
 					p->sqdiff[pair + k * p->n_pairs] = t * t;
 				}
@@ -153,30 +151,28 @@ problem_free(FitProblem *p)
 static void
 problem_gram(FitProblem *p, double s, double noise)
 {
-	int			n = p->n;
-	int			d = p->d;
-	size_t		pair = 0;
-	int			i,
-				j,
-				k;
+	int n = p->n;
+	int d = p->d;
+	size_t pair = 0;
+	int i, j, k;
 
 	for (k = 0; k < d; k++)
 		p->inv_ls2[k] = p->inv_ls[k] * p->inv_ls[k];
 	if (p->n_pairs > 0)
-		cblas_dgemv(CblasColMajor, CblasNoTrans, (int) p->n_pairs, d, 1.0,
-					p->sqdiff, (int) p->n_pairs, p->inv_ls2, 1, 0.0, p->r2, 1);
+		cblas_dgemv(CblasColMajor, CblasNoTrans, (int)p->n_pairs, d, 1.0,
+					p->sqdiff, (int)p->n_pairs, p->inv_ls2, 1, 0.0, p->r2, 1);
 	for (j = 0; j < n; j++)
 	{
-		p->k[j + (size_t) j * n] = s + noise;
+		p->k[j + (size_t)j * n] = s + noise;
 		for (i = j + 1; i < n; i++, pair++)
 		{
-			double		sr = MATERN_SQRT5 * sqrt(p->r2[pair]);
-			double		e = exp(-sr);
-			double		v = s * (1.0 + sr + sr * sr / 3.0) * e;
+			double sr = MATERN_SQRT5 * sqrt(p->r2[pair]);
+			double e = exp(-sr);
+			double v = s * (1.0 + sr + sr * sr / 3.0) * e;
 
 			p->decay[pair] = e;
-			p->k[i + (size_t) j * n] = v;
-			p->k[j + (size_t) i * n] = v;
+			p->k[i + (size_t)j * n] = v;
+			p->k[j + (size_t)i * n] = v;
 		}
 	}
 }
@@ -188,18 +184,16 @@ problem_gram(FitProblem *p, double s, double noise)
 static TunerErrorCode
 problem_eval(FitProblem *p, const double *theta, double *value, double *grad)
 {
-	int			n = p->n;
-	int			d = p->d;
-	double		s = exp(theta[d]);
-	double		noise = exp(theta[d + 1]);
-	double		mean = theta[d + 2];
-	double		jitter;
-	double		quad = 0.0;
-	double		loglik;
-	double		logprior = 0.0;
-	int			i,
-				j,
-				k;
+	int n = p->n;
+	int d = p->d;
+	double s = exp(theta[d]);
+	double noise = exp(theta[d + 1]);
+	double mean = theta[d + 2];
+	double jitter;
+	double quad = 0.0;
+	double loglik;
+	double logprior = 0.0;
+	int i, j, k;
 	TunerErrorCode rc;
 
 	for (k = 0; k < d; k++)
@@ -215,18 +209,20 @@ problem_eval(FitProblem *p, const double *theta, double *value, double *grad)
 	linalg_cholesky_solve(p->k, n, p->alpha);
 	for (i = 0; i < n; i++)
 		quad += (p->y[i] - mean) * p->alpha[i];
-	loglik = -0.5 * quad - 0.5 * linalg_cholesky_logdet(p->k, n)
-		- 0.5 * n * LOG_2PI;
+	loglik = -0.5 * quad - 0.5 * linalg_cholesky_logdet(p->k, n) -
+			 0.5 * n * LOG_2PI;
 
 	if (p->use_priors)
 	{
-		double		mu = lengthscale_prior_mean(d);
+		double mu = lengthscale_prior_mean(d);
 
 		for (k = 0; k < d; k++)
-			logprior -= (theta[k] - mu) * (theta[k] - mu) / (2.0 * LS_PRIOR_VAR);
+			logprior -=
+				(theta[k] - mu) * (theta[k] - mu) / (2.0 * LS_PRIOR_VAR);
 		logprior -= theta[d] * theta[d] / 2.0;
-		logprior -= (theta[d + 1] - NOISE_PRIOR_MEAN) * (theta[d + 1] - NOISE_PRIOR_MEAN) /
-			(2.0 * NOISE_PRIOR_VAR);
+		logprior -= (theta[d + 1] - NOISE_PRIOR_MEAN) *
+					(theta[d + 1] - NOISE_PRIOR_MEAN) /
+					(2.0 * NOISE_PRIOR_VAR);
 		logprior -= mean * mean / 2.0;
 	}
 	*value = -(loglik + logprior);
@@ -239,23 +235,23 @@ problem_eval(FitProblem *p, const double *theta, double *value, double *grad)
 		return rc;
 
 	{
-		double		g_s = 0.0;
-		double		g_noise = 0.0;
-		double		g_mean = 0.0;
-		size_t		pair = 0;
+		double g_s = 0.0;
+		double g_noise = 0.0;
+		double g_mean = 0.0;
+		size_t pair = 0;
 
 		for (j = 0; j < n; j++)
 		{
-			double		w_jj = p->alpha[j] * p->alpha[j] - p->k[j + (size_t) j * n];
+			double w_jj = p->alpha[j] * p->alpha[j] - p->k[j + (size_t)j * n];
 
 			g_s += 0.5 * w_jj * s;
 			g_noise += 0.5 * w_jj * noise;
 			g_mean += p->alpha[j];
 			for (i = j + 1; i < n; i++, pair++)
 			{
-				double		w = p->alpha[i] * p->alpha[j] - p->k[i + (size_t) j * n];
-				double		sr = MATERN_SQRT5 * sqrt(p->r2[pair]);
-				double		e = p->decay[pair];
+				double w = p->alpha[i] * p->alpha[j] - p->k[i + (size_t)j * n];
+				double sr = MATERN_SQRT5 * sqrt(p->r2[pair]);
+				double e = p->decay[pair];
 
 				/* the pair (i, j) and (j, i): 2 * 1/2 */
 				g_s += w * s * (1.0 + sr + sr * sr / 3.0) * e;
@@ -265,8 +261,8 @@ problem_eval(FitProblem *p, const double *theta, double *value, double *grad)
 		}
 		/* d K_ij / d log l_k = coef_ij * (x_ik - x_jk)^2 / l_k^2 */
 		if (p->n_pairs > 0)
-			cblas_dgemv(CblasColMajor, CblasTrans, (int) p->n_pairs, d, 1.0,
-						p->sqdiff, (int) p->n_pairs, p->coef, 1, 0.0,
+			cblas_dgemv(CblasColMajor, CblasTrans, (int)p->n_pairs, d, 1.0,
+						p->sqdiff, (int)p->n_pairs, p->coef, 1, 0.0,
 						p->grad_ls, 1);
 		else
 			memset(p->grad_ls, 0, sizeof(double) * d);
@@ -274,7 +270,7 @@ problem_eval(FitProblem *p, const double *theta, double *value, double *grad)
 			p->grad_ls[k] *= p->inv_ls2[k];
 		if (p->use_priors)
 		{
-			double		mu = lengthscale_prior_mean(d);
+			double mu = lengthscale_prior_mean(d);
 
 			for (k = 0; k < d; k++)
 				p->grad_ls[k] -= (theta[k] - mu) / LS_PRIOR_VAR;
@@ -296,7 +292,7 @@ static double
 nlopt_objective(unsigned dim, const double *theta, double *grad, void *data)
 {
 	FitProblem *p = data;
-	double		value = HUGE_VAL;
+	double value = HUGE_VAL;
 	TunerStatus local;
 	TunerStatus *saved = p->status;
 	TunerErrorCode rc;
@@ -350,11 +346,11 @@ static void
 starting_point(const GpFitOptions *options, int d, int start, TunerRng *rng,
 			   const double *lower, const double *upper, double *theta)
 {
-	double		mu = lengthscale_prior_mean(d);
-	int			k;
+	double mu = lengthscale_prior_mean(d);
+	int k;
 
 	if (options->warm_lengthscales == NULL)
-		start++;				/* no warm start: skip its slot */
+		start++; /* no warm start: skip its slot */
 	if (start == 0)
 	{
 		for (k = 0; k < d; k++)
@@ -365,7 +361,7 @@ starting_point(const GpFitOptions *options, int d, int start, TunerRng *rng,
 	else if (start == 1)
 	{
 		for (k = 0; k < d; k++)
-			theta[k] = log(0.25 * sqrt((double) d));
+			theta[k] = log(0.25 * sqrt((double)d));
 		theta[d] = 0.0;
 		theta[d + 1] = log(1e-4);
 	}
@@ -398,35 +394,39 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 					const GpFitOptions *options, GpModel **out,
 					TunerStatus *status)
 {
-	FitProblem	p;
-	int			dim = d + 3;
-	double	   *lower = NULL;
-	double	   *upper = NULL;
-	double	   *theta = NULL;
-	nlopt_opt	opt = NULL;
-	TunerRng	rng;
-	GpModel    *model = NULL;
+	FitProblem p;
+	int dim = d + 3;
+	double *lower = NULL;
+	double *upper = NULL;
+	double *theta = NULL;
+	nlopt_opt opt = NULL;
+	TunerRng rng;
+	GpModel *model = NULL;
 	TunerErrorCode rc;
-	int			start;
-	int			k;
+	int start;
+	int k;
 
 	*out = NULL;
 	if (n < 1 || d < 1)
-		return tuner_fail(status, TUNER_ERR_INVALID,
-						  "fitting needs at least one point and one dimension");
+		return tuner_fail(
+			status, TUNER_ERR_INVALID,
+			"fitting needs at least one point and one dimension");
 	for (k = 0; k < n * d; k++)
 		if (!isfinite(x[k]))
-			return tuner_fail(status, TUNER_ERR_INVALID, "x contains NaN or infinity");
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "x contains NaN or infinity");
 	for (k = 0; k < n; k++)
 		if (!isfinite(y[k]))
-			return tuner_fail(status, TUNER_ERR_INVALID, "y contains NaN or infinity");
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "y contains NaN or infinity");
 
 	rc = problem_init(&p, x, y, n, d, options->use_priors, status);
 	lower = tuner_alloc(sizeof(double) * dim);
 	upper = tuner_alloc(sizeof(double) * dim);
 	theta = tuner_alloc(sizeof(double) * dim);
 	if (rc == TUNER_OK && (!lower || !upper || !theta))
-		rc = tuner_fail(status, TUNER_ERR_NOMEM, "out of memory fitting a model");
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory fitting a model");
 	if (rc != TUNER_OK)
 		goto done;
 
@@ -445,7 +445,8 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 	opt = nlopt_create(NLOPT_LD_LBFGS, dim);
 	if (opt == NULL)
 	{
-		rc = tuner_fail(status, TUNER_ERR_NOMEM, "could not create the NLopt optimiser");
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"could not create the NLopt optimiser");
 		goto done;
 	}
 	nlopt_set_lower_bounds(opt, lower);
@@ -456,24 +457,26 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 	nlopt_set_xtol_rel(opt, 1e-5);
 
 	rng_seed(&rng, options->seed);
-	for (start = 0; start < (options->restarts > 0 ? options->restarts : 1); start++)
+	for (start = 0; start < (options->restarts > 0 ? options->restarts : 1);
+		 start++)
 	{
-		double		value;
+		double value;
 
 		starting_point(options, d, start, &rng, lower, upper, theta);
 		/* The result code is not needed: the callback keeps the best point. */
-		(void) nlopt_optimize(opt, theta, &value);
+		(void)nlopt_optimize(opt, theta, &value);
 	}
 	if (!p.have_best)
 	{
 		/* Every evaluation failed: report why from one plain evaluation. */
-		double		value;
+		double value;
 
 		starting_point(options, d, 0, &rng, lower, upper, theta);
 		rc = problem_eval(&p, theta, &value, NULL);
 		if (rc == TUNER_OK)
-			rc = tuner_fail(status, TUNER_ERR_NUMERIC,
-							"the likelihood could not be evaluated at any hyperparameters");
+			rc = tuner_fail(
+				status, TUNER_ERR_NUMERIC,
+				"the likelihood could not be evaluated at any hyperparameters");
 		goto done;
 	}
 
@@ -513,47 +516,47 @@ TunerErrorCode
 gp_fit(const double *x, const double *y, int n, int d,
 	   const GpFitOptions *options, GpModel **out, TunerStatus *status)
 {
-	double	   *xn = NULL;
-	double	   *yn = NULL;
-	double	   *lo = NULL;
-	double	   *range = NULL;
-	double		y_mean = 0.0;
-	double		y_sd = 0.0;
-	GpModel    *fitted = NULL;
-	GpModel    *model = NULL;
+	double *xn = NULL;
+	double *yn = NULL;
+	double *lo = NULL;
+	double *range = NULL;
+	double y_mean = 0.0;
+	double y_sd = 0.0;
+	GpModel *fitted = NULL;
+	GpModel *model = NULL;
 	TunerErrorCode rc;
-	int			i,
-				k;
+	int i, k;
 
 	*out = NULL;
 	if (n < 1 || d < 1)
-		return tuner_fail(status, TUNER_ERR_INVALID,
-						  "fitting needs at least one point and one dimension");
+		return tuner_fail(
+			status, TUNER_ERR_INVALID,
+			"fitting needs at least one point and one dimension");
 	xn = tuner_alloc(sizeof(double) * n * d);
 	yn = tuner_alloc(sizeof(double) * n);
 	lo = tuner_alloc(sizeof(double) * d);
 	range = tuner_alloc(sizeof(double) * d);
 	if (!xn || !yn || !lo || !range)
 	{
-		rc = tuner_fail(status, TUNER_ERR_NOMEM, "out of memory fitting a model");
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory fitting a model");
 		goto done;
 	}
 
 	/* Inputs to [0, 1] per column; a constant column keeps unit range. */
 	for (k = 0; k < d; k++)
 	{
-		double		mn = x[k],
-					mx = x[k];
+		double mn = x[k], mx = x[k];
 
 		for (i = 1; i < n; i++)
 		{
-			mn = fmin(mn, x[(size_t) i * d + k]);
-			mx = fmax(mx, x[(size_t) i * d + k]);
+			mn = fmin(mn, x[(size_t)i * d + k]);
+			mx = fmax(mx, x[(size_t)i * d + k]);
 		}
 		lo[k] = mn;
 		range[k] = (mx - mn > 0.0 && isfinite(mx - mn)) ? mx - mn : 1.0;
 		for (i = 0; i < n; i++)
-			xn[(size_t) i * d + k] = (x[(size_t) i * d + k] - lo[k]) / range[k];
+			xn[(size_t)i * d + k] = (x[(size_t)i * d + k] - lo[k]) / range[k];
 	}
 	for (i = 0; i < n; i++)
 		y_mean += y[i] / n;
@@ -605,7 +608,7 @@ gp_fit_objective(const double *x, const double *y, int n, int d,
 				 int use_priors, const double *theta, double *value,
 				 double *grad, TunerStatus *status)
 {
-	FitProblem	p;
+	FitProblem p;
 	TunerErrorCode rc;
 
 	rc = problem_init(&p, x, y, n, d, use_priors, status);

@@ -19,17 +19,17 @@ TunerErrorCode
 linalg_cholesky(double *a, int n, double *work, double *jitter,
 				TunerStatus *status)
 {
-	double		mean_diag = 0.0;
-	double		added = 0.0;
-	int			try;
-	int			i;
+	double mean_diag = 0.0;
+	double added = 0.0;
+	int try;
+	int i;
 
 	for (i = 0; i < n; i++)
 	{
-		if (!isfinite(a[i + (size_t) i * n]))
+		if (!isfinite(a[i + (size_t)i * n]))
 			return tuner_fail(status, TUNER_ERR_NUMERIC,
 							  "covariance matrix has a non-finite diagonal");
-		mean_diag += a[i + (size_t) i * n];
+		mean_diag += a[i + (size_t)i * n];
 	}
 	mean_diag = n > 0 ? mean_diag / n : 1.0;
 	if (!(mean_diag > 0.0))
@@ -38,16 +38,16 @@ linalg_cholesky(double *a, int n, double *work, double *jitter,
 	memcpy(work, a, sizeof(double) * n * n);
 	for (try = 0; try <= JITTER_TRIES; try++)
 	{
-		lapack_int	info;
+		lapack_int info;
 
 		if (try > 0)
 		{
 			/* 1e-8 .. 1e-2 of the mean diagonal, a decade per try */
-			double		next = mean_diag * pow(10.0, -9.0 + try);
+			double next = mean_diag * pow(10.0, -9.0 + try);
 
 			memcpy(a, work, sizeof(double) * n * n);
 			for (i = 0; i < n; i++)
-				a[i + (size_t) i * n] += next;
+				a[i + (size_t)i * n] += next;
 			added = next;
 		}
 		/* the _work variant skips LAPACKE's NaN scan: the diagonal was checked */
@@ -59,29 +59,30 @@ linalg_cholesky(double *a, int n, double *work, double *jitter,
 		}
 		if (info < 0)
 			return tuner_fail(status, TUNER_ERR_NUMERIC,
-							  "dpotrf rejected argument %d", (int) -info);
+							  "dpotrf rejected argument %d", (int)-info);
 	}
-	return tuner_fail(status, TUNER_ERR_NUMERIC,
-					  "covariance matrix is not positive definite even with jitter %g",
-					  added);
+	return tuner_fail(
+		status, TUNER_ERR_NUMERIC,
+		"covariance matrix is not positive definite even with jitter %g",
+		added);
 }
 
 /* Solve (L L^T) x = b in place. */
 void
 linalg_cholesky_solve(const double *l, int n, double *b)
 {
-	cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit,
-				n, l, n, b, 1);
-	cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit,
-				n, l, n, b, 1);
+	cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, n, l, n,
+				b, 1);
+	cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, n, l, n,
+				b, 1);
 }
 
 /* Solve L x = b in place. */
 void
 linalg_lower_solve(const double *l, int n, double *b)
 {
-	cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit,
-				n, l, n, b, 1);
+	cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, n, l, n,
+				b, 1);
 }
 
 /* Solve L X = B in place, B n x m column-major. */
@@ -96,16 +97,15 @@ linalg_lower_solve_many(const double *l, int n, double *b, int m)
 TunerErrorCode
 linalg_cholesky_inverse(double *l, int n, TunerStatus *status)
 {
-	lapack_int	info = LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', n, l, n);
-	int			i,
-				j;
+	lapack_int info = LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', n, l, n);
+	int i, j;
 
 	if (info != 0)
 		return tuner_fail(status, TUNER_ERR_NUMERIC,
-						  "dpotri failed with info %d", (int) info);
+						  "dpotri failed with info %d", (int)info);
 	for (j = 0; j < n; j++)
 		for (i = 0; i < j; i++)
-			l[i + (size_t) j * n] = l[j + (size_t) i * n];
+			l[i + (size_t)j * n] = l[j + (size_t)i * n];
 	return TUNER_OK;
 }
 
@@ -113,10 +113,10 @@ linalg_cholesky_inverse(double *l, int n, TunerStatus *status)
 double
 linalg_cholesky_logdet(const double *l, int n)
 {
-	double		sum = 0.0;
-	int			i;
+	double sum = 0.0;
+	int i;
 
 	for (i = 0; i < n; i++)
-		sum += log(l[i + (size_t) i * n]);
+		sum += log(l[i + (size_t)i * n]);
 	return 2.0 * sum;
 }

@@ -34,4 +34,4 @@ extern TunerErrorCode linalg_cholesky_inverse(double *l, int n,
 /* log det (L L^T) = 2 sum log L_ii. */
 extern double linalg_cholesky_logdet(const double *l, int n);
 
-#endif							/* TUNER_LINALG_H */
+#endif /* TUNER_LINALG_H */

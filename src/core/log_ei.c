@@ -11,7 +11,7 @@
 
 #include "log_ei.h"
 
-#define LOG_SQRT_2PI 0.91893853320467274178
+#define LOG_SQRT_2PI   0.91893853320467274178
 #define SQRT_PI_OVER_2 1.25331413731550025121
 
 /* exp(t^2) erfc(t) for t >= 0, accurate to a few ulp over the whole range. */
@@ -22,11 +22,14 @@ erfcx_nonneg(double t)
 		return exp(t * t) * erfc(t);
 	/* asymptotic series; at t >= 25 the first omitted term is below 1e-14 */
 	{
-		double		inv2 = 1.0 / (t * t);
+		double inv2 = 1.0 / (t * t);
 
 		return (1.0 / (t * sqrt(M_PI))) *
-			(1.0 + inv2 * (-0.5 + inv2 * (0.75 + inv2 * (-1.875 +
-											 inv2 * (6.5625 - 29.53125 * inv2)))));
+			   (1.0 +
+				inv2 * (-0.5 +
+						inv2 * (0.75 +
+								inv2 * (-1.875 +
+										inv2 * (6.5625 - 29.53125 * inv2)))));
 	}
 }
 
@@ -40,25 +43,25 @@ log1mexp(double a)
 double
 log_ei_log_h(double z)
 {
-	double		log_phi = -0.5 * z * z - LOG_SQRT_2PI;
+	double log_phi = -0.5 * z * z - LOG_SQRT_2PI;
 
 	if (z > -1.0)
 	{
-		double		cdf = 0.5 * erfc(-z / M_SQRT2);
-		double		pdf = exp(log_phi);
+		double cdf = 0.5 * erfc(-z / M_SQRT2);
+		double pdf = exp(log_phi);
 
 		return log(z * cdf + pdf);
 	}
 	if (z > -1e4)
 	{
-		double		a = -z;
+		double a = -z;
 		/* log(a sqrt(pi/2) erfcx(a / sqrt2)), slightly below 0 */
-		double		log_t = log(a * SQRT_PI_OVER_2 * erfcx_nonneg(a / M_SQRT2));
+		double log_t = log(a * SQRT_PI_OVER_2 * erfcx_nonneg(a / M_SQRT2));
 
 		return log_phi + log1mexp(log_t);
 	}
 	{
-		double		inv2 = 1.0 / (z * z);
+		double inv2 = 1.0 / (z * z);
 
 		return log_phi + log(inv2) + log1p(-3.0 * inv2 + 15.0 * inv2 * inv2);
 	}
@@ -68,17 +71,17 @@ double
 log_ei_dlog_h(double z)
 {
 	/* Phi(z) / h(z) = exp(log Phi(z) - log h(z)) */
-	double		log_cdf;
+	double log_cdf;
 
 	if (z > -1.0)
 		log_cdf = log(0.5 * erfc(-z / M_SQRT2));
 	else
 	{
-		double		a = -z;
+		double a = -z;
 
 		/* Phi(z) = phi(z) sqrt(pi/2) erfcx(a / sqrt2) */
 		log_cdf = -0.5 * z * z - LOG_SQRT_2PI +
-			log(SQRT_PI_OVER_2 * erfcx_nonneg(a / M_SQRT2));
+				  log(SQRT_PI_OVER_2 * erfcx_nonneg(a / M_SQRT2));
 	}
 	return exp(log_cdf - log_ei_log_h(z));
 }

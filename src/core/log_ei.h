@@ -19,4 +19,4 @@ extern double log_ei_dlog_h(double z);
 /* log EI for one mean/sd (sd > 0); -inf if sd == 0 and mu >= best. */
 extern double log_ei(double mu, double sd, double best);
 
-#endif							/* TUNER_LOG_EI_H */
+#endif /* TUNER_LOG_EI_H */

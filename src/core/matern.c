@@ -12,20 +12,19 @@ void
 matern52_gram(const double *x, int n, int d, const double *inv_ls,
 			  double outputscale, double *k)
 {
-	int			i,
-				j;
+	int i, j;
 
 	for (j = 0; j < n; j++)
 	{
-		k[j + (size_t) j * n] = outputscale;
+		k[j + (size_t)j * n] = outputscale;
 		for (i = j + 1; i < n; i++)
 		{
-			double		r = sqrt(matern52_r2(x + (size_t) i * d,
-											 x + (size_t) j * d, inv_ls, d));
-			double		v = outputscale * matern52_unit(r);
+			double r = sqrt(
+				matern52_r2(x + (size_t)i * d, x + (size_t)j * d, inv_ls, d));
+			double v = outputscale * matern52_unit(r);
 
-			k[i + (size_t) j * n] = v;
-			k[j + (size_t) i * n] = v;
+			k[i + (size_t)j * n] = v;
+			k[j + (size_t)i * n] = v;
 		}
 	}
 }
@@ -35,15 +34,14 @@ void
 matern52_cross(const double *x, int n, const double *xs, int m, int d,
 			   const double *inv_ls, double outputscale, double *k)
 {
-	int			i,
-				j;
+	int i, j;
 
 	for (j = 0; j < m; j++)
 		for (i = 0; i < n; i++)
 		{
-			double		r = sqrt(matern52_r2(x + (size_t) i * d,
-											 xs + (size_t) j * d, inv_ls, d));
+			double r = sqrt(
+				matern52_r2(x + (size_t)i * d, xs + (size_t)j * d, inv_ls, d));
 
-			k[i + (size_t) j * n] = outputscale * matern52_unit(r);
+			k[i + (size_t)j * n] = outputscale * matern52_unit(r);
 		}
 }

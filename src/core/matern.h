@@ -16,7 +16,7 @@
 static inline double
 matern52_unit(double r)
 {
-	double		sr = MATERN_SQRT5 * r;
+	double sr = MATERN_SQRT5 * r;
 
 	return (1.0 + sr + sr * sr / 3.0) * exp(-sr);
 }
@@ -29,7 +29,7 @@ matern52_unit(double r)
 static inline double
 matern52_radial(double r)
 {
-	double		sr = MATERN_SQRT5 * r;
+	double sr = MATERN_SQRT5 * r;
 
 	return (5.0 / 3.0) * (1.0 + sr) * exp(-sr);
 }
@@ -38,12 +38,12 @@ matern52_radial(double r)
 static inline double
 matern52_r2(const double *a, const double *b, const double *inv_ls, int d)
 {
-	double		sum = 0.0;
-	int			k;
+	double sum = 0.0;
+	int k;
 
 	for (k = 0; k < d; k++)
 	{
-		double		t = (a[k] - b[k]) * inv_ls[k];
+		double t = (a[k] - b[k]) * inv_ls[k];
 
 		sum += t * t;
 	}
@@ -62,4 +62,4 @@ extern void matern52_cross(const double *x, int n, const double *xs, int m,
 						   int d, const double *inv_ls, double outputscale,
 						   double *k);
 
-#endif							/* TUNER_MATERN_H */
+#endif /* TUNER_MATERN_H */

@@ -11,7 +11,7 @@
 static uint64_t
 splitmix64(uint64_t *state)
 {
-	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+	uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
 
 	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
 	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
@@ -28,8 +28,8 @@ rotl(uint64_t x, int k)
 void
 rng_seed(TunerRng *rng, uint64_t seed)
 {
-	uint64_t	state = seed;
-	int			i;
+	uint64_t state = seed;
+	int i;
 
 	for (i = 0; i < 4; i++)
 		rng->s[i] = splitmix64(&state);
@@ -39,9 +39,9 @@ rng_seed(TunerRng *rng, uint64_t seed)
 uint64_t
 rng_next(TunerRng *rng)
 {
-	uint64_t   *s = rng->s;
-	uint64_t	result = rotl(s[1] * 5, 7) * 9;
-	uint64_t	t = s[1] << 17;
+	uint64_t *s = rng->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
 
 	s[2] ^= s[0];
 	s[3] ^= s[1];
@@ -56,15 +56,15 @@ rng_next(TunerRng *rng)
 double
 rng_uniform(TunerRng *rng)
 {
-	return (double) (rng_next(rng) >> 11) * 0x1.0p-53;
+	return (double)(rng_next(rng) >> 11) * 0x1.0p-53;
 }
 
 /* Standard normal by Box-Muller (one of the pair is discarded for simplicity). */
 double
 rng_normal(TunerRng *rng)
 {
-	double		u1 = 1.0 - rng_uniform(rng);	/* (0, 1] so log is finite */
-	double		u2 = rng_uniform(rng);
+	double u1 = 1.0 - rng_uniform(rng); /* (0, 1] so log is finite */
+	double u2 = rng_uniform(rng);
 
 	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
@@ -73,8 +73,8 @@ rng_normal(TunerRng *rng)
 uint64_t
 rng_below(TunerRng *rng, uint64_t n)
 {
-	uint64_t	limit;
-	uint64_t	r;
+	uint64_t limit;
+	uint64_t r;
 
 	if (n <= 1)
 		return 0;
@@ -89,9 +89,9 @@ rng_below(TunerRng *rng, uint64_t n)
 uint64_t
 rng_mix(uint64_t a, uint64_t b)
 {
-	uint64_t	state = a ^ rotl(b, 32) ^ UINT64_C(0x6A09E667F3BCC909);
+	uint64_t state = a ^ rotl(b, 32) ^ UINT64_C(0x6A09E667F3BCC909);
 
-	(void) splitmix64(&state);
+	(void)splitmix64(&state);
 	state ^= b;
 	return splitmix64(&state);
 }

@@ -11,7 +11,7 @@
 
 typedef struct TunerRng
 {
-	uint64_t	s[4];
+	uint64_t s[4];
 } TunerRng;
 
 extern void rng_seed(TunerRng *rng, uint64_t seed);
@@ -29,4 +29,4 @@ extern uint64_t rng_below(TunerRng *rng, uint64_t n);
 /* Mix two 64-bit values into a well-spread seed. */
 extern uint64_t rng_mix(uint64_t a, uint64_t b);
 
-#endif							/* TUNER_RNG_H */
+#endif /* TUNER_RNG_H */

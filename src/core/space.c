@@ -18,10 +18,11 @@ clamp01(double v)
 TunerErrorCode
 space_validate(const ParamSpec *params, int d, TunerStatus *status)
 {
-	int			j;
+	int j;
 
 	if (d < 1)
-		return tuner_fail(status, TUNER_ERR_INVALID, "the space has no parameters");
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "the space has no parameters");
 	for (j = 0; j < d; j++)
 	{
 		const ParamSpec *p = &params[j];
@@ -32,24 +33,29 @@ space_validate(const ParamSpec *params, int d, TunerStatus *status)
 			case PARAM_INT:
 				if (!isfinite(p->low) || !isfinite(p->high))
 					return tuner_fail(status, TUNER_ERR_INVALID,
-									  "parameter %d has non-finite bounds", j + 1);
-				if (!(p->low < p->high) && !(p->kind == PARAM_INT && p->low == p->high))
+									  "parameter %d has non-finite bounds",
+									  j + 1);
+				if (!(p->low < p->high) &&
+					!(p->kind == PARAM_INT && p->low == p->high))
 					return tuner_fail(status, TUNER_ERR_INVALID,
 									  "parameter %d has low >= high", j + 1);
 				if (p->log_scale && !(p->low > 0.0))
-					return tuner_fail(status, TUNER_ERR_INVALID,
-									  "parameter %d is log-scaled but low <= 0", j + 1);
+					return tuner_fail(
+						status, TUNER_ERR_INVALID,
+						"parameter %d is log-scaled but low <= 0", j + 1);
 				if (p->kind == PARAM_INT &&
 					(p->low != floor(p->low) || p->high != floor(p->high)))
-					return tuner_fail(status, TUNER_ERR_INVALID,
-									  "integer parameter %d has fractional bounds", j + 1);
+					return tuner_fail(
+						status, TUNER_ERR_INVALID,
+						"integer parameter %d has fractional bounds", j + 1);
 				break;
 			case PARAM_BOOL:
 				break;
 			case PARAM_CATEGORICAL:
 				if (p->n_choices < 1)
-					return tuner_fail(status, TUNER_ERR_INVALID,
-									  "categorical parameter %d has no choices", j + 1);
+					return tuner_fail(
+						status, TUNER_ERR_INVALID,
+						"categorical parameter %d has no choices", j + 1);
 				break;
 			default:
 				return tuner_fail(status, TUNER_ERR_INVALID,
@@ -78,14 +84,14 @@ int_edges(const ParamSpec *p, double *lo, double *hi)
 static double
 to_unit_one(const ParamSpec *p, double v)
 {
-	double		lo,
-				hi;
+	double lo, hi;
 
 	switch (p->kind)
 	{
 		case PARAM_FLOAT:
 			if (p->log_scale)
-				return clamp01((log(v) - log(p->low)) / (log(p->high) - log(p->low)));
+				return clamp01((log(v) - log(p->low)) /
+							   (log(p->high) - log(p->low)));
 			return clamp01((v - p->low) / (p->high - p->low));
 		case PARAM_INT:
 			int_edges(p, &lo, &hi);
@@ -103,9 +109,7 @@ to_unit_one(const ParamSpec *p, double v)
 static double
 from_unit_one(const ParamSpec *p, double u)
 {
-	double		lo,
-				hi,
-				v;
+	double lo, hi, v;
 
 	u = clamp01(u);
 	switch (p->kind)
@@ -136,7 +140,7 @@ void
 space_to_unit(const ParamSpec *params, int d, const double *native,
 			  double *unit)
 {
-	int			j;
+	int j;
 
 	for (j = 0; j < d; j++)
 		unit[j] = to_unit_one(&params[j], native[j]);
@@ -146,7 +150,7 @@ void
 space_from_unit(const ParamSpec *params, int d, const double *unit,
 				double *native)
 {
-	int			j;
+	int j;
 
 	for (j = 0; j < d; j++)
 		native[j] = from_unit_one(&params[j], unit[j]);
@@ -155,11 +159,12 @@ space_from_unit(const ParamSpec *params, int d, const double *unit,
 void
 space_snap_unit(const ParamSpec *params, int d, double *unit)
 {
-	int			j;
+	int j;
 
 	for (j = 0; j < d; j++)
 		if (params[j].kind != PARAM_FLOAT)
-			unit[j] = to_unit_one(&params[j], from_unit_one(&params[j], unit[j]));
+			unit[j] =
+				to_unit_one(&params[j], from_unit_one(&params[j], unit[j]));
 		else
 			unit[j] = clamp01(unit[j]);
 }
@@ -168,14 +173,14 @@ int
 space_same_config(const ParamSpec *params, int d, const double *a,
 				  const double *b)
 {
-	int			j;
+	int j;
 
 	for (j = 0; j < d; j++)
 	{
 		if (params[j].kind == PARAM_FLOAT)
 		{
 			/* floats closer than 1e-9 of their range are the same setting */
-			double		tol = 1e-9 * fabs(params[j].high - params[j].low);
+			double tol = 1e-9 * fabs(params[j].high - params[j].low);
 
 			if (fabs(a[j] - b[j]) > tol)
 				return 0;
@@ -189,8 +194,8 @@ space_same_config(const ParamSpec *params, int d, const double *a,
 double
 space_cardinality(const ParamSpec *params, int d)
 {
-	double		count = 1.0;
-	int			j;
+	double count = 1.0;
+	int j;
 
 	for (j = 0; j < d; j++)
 	{

@@ -16,21 +16,21 @@
 #include <stdint.h>
 #include "tuner_status.h"
 
-typedef enum ParamKind
+typedef enum TunerParamKind
 {
 	PARAM_FLOAT = 0,
 	PARAM_INT,
 	PARAM_BOOL,
 	PARAM_CATEGORICAL
-} ParamKind;
+} TunerParamKind;
 
 typedef struct ParamSpec
 {
-	ParamKind	kind;
-	double		low;			/* float/int only */
-	double		high;			/* float/int only */
-	int			log_scale;		/* float/int only; requires low > 0 */
-	int			n_choices;		/* categorical only; >= 1 */
+	TunerParamKind kind;
+	double low;    /* float/int only */
+	double high;   /* float/int only */
+	int log_scale; /* float/int only; requires low > 0 */
+	int n_choices; /* categorical only; >= 1 */
 } ParamSpec;
 
 /* Check bounds, log scale and choice counts; name the first bad parameter. */
@@ -38,19 +38,19 @@ extern TunerErrorCode space_validate(const ParamSpec *params, int d,
 									 TunerStatus *status);
 
 /* Native -> unit cube (values outside bounds are clamped). */
-extern void space_to_unit(const ParamSpec *params, int d,
-						  const double *native, double *unit);
+extern void space_to_unit(const ParamSpec *params, int d, const double *native,
+						  double *unit);
 
 /* Unit cube -> native, rounded to the parameter grid. */
-extern void space_from_unit(const ParamSpec *params, int d,
-							const double *unit, double *native);
+extern void space_from_unit(const ParamSpec *params, int d, const double *unit,
+							double *native);
 
 /* Snap a unit-cube point to the unit image of its rounded native value. */
 extern void space_snap_unit(const ParamSpec *params, int d, double *unit);
 
 /* True when two native configurations are the same point of the space. */
-extern int	space_same_config(const ParamSpec *params, int d,
-							  const double *a, const double *b);
+extern int space_same_config(const ParamSpec *params, int d, const double *a,
+							 const double *b);
 
 /*
  * Number of distinct configurations when every parameter is discrete, or
@@ -58,4 +58,4 @@ extern int	space_same_config(const ParamSpec *params, int d,
  */
 extern double space_cardinality(const ParamSpec *params, int d);
 
-#endif							/* TUNER_SPACE_H */
+#endif /* TUNER_SPACE_H */

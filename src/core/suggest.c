@@ -15,10 +15,10 @@
 #include "rng.h"
 #include "suggest.h"
 
-#define MAX_RANKED 256
-#define RESCORED 64
-#define DESIGN_TRIES 1000
-#define RANDOM_TRIES 20000
+#define MAX_RANKED     256
+#define RESCORED       64
+#define DESIGN_TRIES   1000
+#define RANDOM_TRIES   20000
 #define MAX_INCUMBENTS 5
 
 /* Is native config c already one of the input's trials? */
@@ -26,13 +26,13 @@ static int
 is_taken(const SuggestInput *in, const double *c)
 {
 	const double *sets[3] = {in->x_observed, in->x_pending, in->x_other};
-	int			counts[3] = {in->n_observed, in->n_pending, in->n_other};
-	int			s,
-				i;
+	int counts[3] = {in->n_observed, in->n_pending, in->n_other};
+	int s, i;
 
 	for (s = 0; s < 3; s++)
 		for (i = 0; i < counts[s]; i++)
-			if (space_same_config(in->params, in->d, sets[s] + (size_t) i * in->d, c))
+			if (space_same_config(in->params, in->d,
+								  sets[s] + (size_t)i * in->d, c))
 				return 1;
 	return 0;
 }
@@ -41,9 +41,9 @@ static TunerErrorCode
 validate_input(const SuggestInput *in, TunerStatus *status)
 {
 	const double *sets[3] = {in->x_observed, in->x_pending, in->x_other};
-	int			counts[3] = {in->n_observed, in->n_pending, in->n_other};
-	int			s;
-	size_t		i;
+	int counts[3] = {in->n_observed, in->n_pending, in->n_other};
+	int s;
+	size_t i;
 	TunerErrorCode rc = space_validate(in->params, in->d, status);
 
 	if (rc != TUNER_OK)
@@ -51,15 +51,18 @@ validate_input(const SuggestInput *in, TunerStatus *status)
 	for (s = 0; s < 3; s++)
 	{
 		if (counts[s] < 0 || (counts[s] > 0 && sets[s] == NULL))
-			return tuner_fail(status, TUNER_ERR_INVALID, "trial arrays are inconsistent");
-		for (i = 0; i < (size_t) counts[s] * in->d; i++)
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "trial arrays are inconsistent");
+		for (i = 0; i < (size_t)counts[s] * in->d; i++)
 			if (!isfinite(sets[s][i]))
-				return tuner_fail(status, TUNER_ERR_INVALID,
-								  "a trial's configuration contains NaN or infinity");
+				return tuner_fail(
+					status, TUNER_ERR_INVALID,
+					"a trial's configuration contains NaN or infinity");
 	}
 	if (in->n_observed > 0 && in->y_observed == NULL)
-		return tuner_fail(status, TUNER_ERR_INVALID, "objective values are missing");
-	for (i = 0; i < (size_t) in->n_observed; i++)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "objective values are missing");
+	for (i = 0; i < (size_t)in->n_observed; i++)
 		if (!isfinite(in->y_observed[i]))
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "an objective value is NaN or infinite");
@@ -71,8 +74,7 @@ static TunerErrorCode
 random_untaken(const SuggestInput *in, TunerRng *rng, double *unit,
 			   SuggestResult *out, TunerStatus *status)
 {
-	int			t,
-				k;
+	int t, k;
 
 	for (t = 0; t < RANDOM_TRIES; t++)
 	{
@@ -93,13 +95,12 @@ static TunerErrorCode
 suggest_design(const SuggestInput *in, TunerRng *rng, double *unit,
 			   SuggestResult *out, TunerStatus *status)
 {
-	int			t;
+	int t;
 
 	for (t = 0; t < DESIGN_TRIES; t++)
 	{
-		TunerErrorCode rc = design_halton_point(in->design_seed,
-												in->design_index + t, in->d,
-												unit, status);
+		TunerErrorCode rc = design_halton_point(
+			in->design_seed, in->design_index + t, in->d, unit, status);
 
 		if (rc != TUNER_OK)
 			return rc;
@@ -115,15 +116,15 @@ suggest_design(const SuggestInput *in, TunerRng *rng, double *unit,
 
 /* Build the model the acquisition uses: the fit plus fantasised trials. */
 static TunerErrorCode
-believer_model(const SuggestInput *in, const GpModel *fitted,
-			   GpModel **out, TunerStatus *status)
+believer_model(const SuggestInput *in, const GpModel *fitted, GpModel **out,
+			   TunerStatus *status)
 {
-	int			n = fitted->n;
-	int			p = in->n_pending;
-	int			d = in->d;
-	GpModel    *model;
-	double	   *sd;
-	int			i;
+	int n = fitted->n;
+	int p = in->n_pending;
+	int d = in->d;
+	GpModel *model;
+	double *sd;
+	int i;
 	TunerErrorCode rc;
 
 	*out = NULL;
@@ -133,14 +134,16 @@ believer_model(const SuggestInput *in, const GpModel *fitted,
 	{
 		gp_model_free(model);
 		tuner_free(sd);
-		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory for pending trials");
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory for pending trials");
 	}
 	memcpy(model->x, fitted->x, sizeof(double) * n * d);
 	memcpy(model->y, fitted->y, sizeof(double) * n);
 	for (i = 0; i < p; i++)
-		space_to_unit(in->params, d, in->x_pending + (size_t) i * d,
-					  model->x + (size_t) (n + i) * d);
-	rc = gp_predict(fitted, model->x + (size_t) n * d, p, model->y + n, sd, status);
+		space_to_unit(in->params, d, in->x_pending + (size_t)i * d,
+					  model->x + (size_t)(n + i) * d);
+	rc = gp_predict(fitted, model->x + (size_t)n * d, p, model->y + n, sd,
+					status);
 	tuner_free(sd);
 	if (rc == TUNER_OK)
 	{
@@ -163,21 +166,19 @@ believer_model(const SuggestInput *in, const GpModel *fitted,
 static int
 pick_incumbents(const GpModel *fitted, double *incumbents)
 {
-	int			n = fitted->n;
-	int			d = fitted->d;
-	int			k = n < MAX_INCUMBENTS ? n : MAX_INCUMBENTS;
-	int			chosen[MAX_INCUMBENTS];
-	int			c,
-				i,
-				j;
+	int n = fitted->n;
+	int d = fitted->d;
+	int k = n < MAX_INCUMBENTS ? n : MAX_INCUMBENTS;
+	int chosen[MAX_INCUMBENTS];
+	int c, i, j;
 
 	for (c = 0; c < k; c++)
 	{
-		int			best = -1;
+		int best = -1;
 
 		for (i = 0; i < n; i++)
 		{
-			int			used = 0;
+			int used = 0;
 
 			for (j = 0; j < c; j++)
 				used |= chosen[j] == i;
@@ -185,7 +186,7 @@ pick_incumbents(const GpModel *fitted, double *incumbents)
 				best = i;
 		}
 		chosen[c] = best;
-		memcpy(incumbents + (size_t) c * d, fitted->x + (size_t) best * d,
+		memcpy(incumbents + (size_t)c * d, fitted->x + (size_t)best * d,
 			   sizeof(double) * d);
 	}
 	return k;
@@ -195,36 +196,36 @@ static TunerErrorCode
 suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 			  SuggestResult *out, TunerStatus *status)
 {
-	int			n = in->n_observed;
-	int			d = in->d;
-	double	   *x = tuner_alloc(sizeof(double) * n * d);
-	double	   *y = tuner_alloc(sizeof(double) * n);
-	double	   *ranked = tuner_alloc(sizeof(double) * MAX_RANKED * d);
-	double	   *values = tuner_alloc(sizeof(double) * MAX_RANKED);
-	double	   *native = tuner_alloc(sizeof(double) * d);
-	double	   *scratch = NULL;
-	double	   *incumbents = tuner_alloc(sizeof(double) * MAX_INCUMBENTS * d);
-	double		y_mean = 0.0,
-				y_sd = 0.0,
-				best;
-	GpModel    *fitted = NULL;
-	GpModel    *model = NULL;
+	int n = in->n_observed;
+	int d = in->d;
+	double *x = tuner_alloc(sizeof(double) * n * d);
+	double *y = tuner_alloc(sizeof(double) * n);
+	double *ranked = tuner_alloc(sizeof(double) * MAX_RANKED * d);
+	double *values = tuner_alloc(sizeof(double) * MAX_RANKED);
+	double *native = tuner_alloc(sizeof(double) * d);
+	double *scratch = NULL;
+	double *incumbents = tuner_alloc(sizeof(double) * MAX_INCUMBENTS * d);
+	double y_mean = 0.0, y_sd = 0.0, best;
+	GpModel *fitted = NULL;
+	GpModel *model = NULL;
 	GpFitOptions fit_options;
 	AcquisitionOptions acq_options;
 	TunerErrorCode rc = TUNER_OK;
-	int			n_ranked = 0;
-	int			chosen = -1;
-	double		chosen_value = -HUGE_VAL;
-	int			i;
+	int n_ranked = 0;
+	int chosen = -1;
+	double chosen_value = -HUGE_VAL;
+	int i;
 
 	if (!x || !y || !ranked || !values || !native || !incumbents)
 	{
-		rc = tuner_fail(status, TUNER_ERR_NOMEM, "out of memory suggesting a trial");
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory suggesting a trial");
 		goto done;
 	}
 	for (i = 0; i < n; i++)
 	{
-		space_to_unit(in->params, d, in->x_observed + (size_t) i * d, x + (size_t) i * d);
+		space_to_unit(in->params, d, in->x_observed + (size_t)i * d,
+					  x + (size_t)i * d);
 		y_mean += in->y_observed[i] / n;
 	}
 	for (i = 0; i < n; i++)
@@ -281,13 +282,14 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 	scratch = tuner_alloc(sizeof(double) * 2 * model->n);
 	if (scratch == NULL)
 	{
-		rc = tuner_fail(status, TUNER_ERR_NOMEM, "out of memory suggesting a trial");
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory suggesting a trial");
 		goto done;
 	}
 	for (i = 0; i < n_ranked; i++)
 	{
-		double	   *u = ranked + (size_t) i * d;
-		double		v;
+		double *u = ranked + (size_t)i * d;
+		double v;
 
 		if (i >= RESCORED && chosen >= 0)
 			break;
@@ -295,7 +297,8 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 		space_from_unit(in->params, d, u, native);
 		if (is_taken(in, native))
 			continue;
-		v = i < RESCORED ? acquisition_log_ei(model, best, u, NULL, scratch) : values[i];
+		v = i < RESCORED ? acquisition_log_ei(model, best, u, NULL, scratch)
+						 : values[i];
 		if (chosen < 0 || v > chosen_value)
 		{
 			chosen = i;
@@ -305,10 +308,9 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 
 	if (chosen >= 0)
 	{
-		double		mu,
-					sd;
+		double mu, sd;
 
-		memcpy(unit, ranked + (size_t) chosen * d, sizeof(double) * d);
+		memcpy(unit, ranked + (size_t)chosen * d, sizeof(double) * d);
 		space_from_unit(in->params, d, unit, out->config);
 		rc = gp_predict(model, unit, 1, &mu, &sd, status);
 		if (rc != TUNER_OK)
@@ -329,6 +331,7 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 		memcpy(out->lengthscales, fitted->lengthscales, sizeof(double) * d);
 	out->outputscale = fitted->outputscale;
 	out->noise = fitted->noise;
+	out->mean = fitted->mean;
 	out->log_likelihood = fitted->log_likelihood;
 
 done:
@@ -348,10 +351,10 @@ done:
 TunerErrorCode
 tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 {
-	TunerRng	rng;
-	double	   *unit;
+	TunerRng rng;
+	double *unit;
 	TunerErrorCode rc;
-	int			min_model = in->n_initial > 2 ? in->n_initial : 2;
+	int min_model = in->n_initial > 2 ? in->n_initial : 2;
 
 	tuner_status_clear(status);
 	rc = validate_input(in, status);
@@ -364,11 +367,13 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 	out->log_ei = NAN;
 	out->outputscale = NAN;
 	out->noise = NAN;
+	out->mean = NAN;
 	out->log_likelihood = NAN;
 
 	unit = tuner_alloc(sizeof(double) * in->d);
 	if (unit == NULL)
-		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory suggesting a trial");
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory suggesting a trial");
 	rng_seed(&rng, in->seed);
 	if (in->n_observed < min_model)
 		rc = suggest_design(in, &rng, unit, out, status);

@@ -14,9 +14,9 @@ static TunerFreeFn free_hook = free;
 
 /* Record an error message and return its code. */
 TunerErrorCode
-tuner_fail(TunerStatus *status, TunerErrorCode code, const char *fmt,...)
+tuner_fail(TunerStatus *status, TunerErrorCode code, const char *fmt, ...)
 {
-	va_list		args;
+	va_list args;
 
 	if (status == NULL)
 		return code;
@@ -56,7 +56,7 @@ tuner_alloc(size_t size)
 void *
 tuner_alloc_zero(size_t size)
 {
-	void	   *ptr = tuner_alloc(size);
+	void *ptr = tuner_alloc(size);
 
 	if (ptr != NULL)
 		memset(ptr, 0, size > 0 ? size : 1);

@@ -12,22 +12,22 @@
 typedef enum TunerErrorCode
 {
 	TUNER_OK = 0,
-	TUNER_ERR_NOMEM,			/* an allocation failed */
-	TUNER_ERR_INVALID,			/* bad input: sizes, NaN, bounds */
-	TUNER_ERR_NUMERIC,			/* a matrix stayed singular after jitter */
-	TUNER_ERR_EXHAUSTED			/* no untried configuration is left */
+	TUNER_ERR_NOMEM,    /* an allocation failed */
+	TUNER_ERR_INVALID,  /* bad input: sizes, NaN, bounds */
+	TUNER_ERR_NUMERIC,  /* a matrix stayed singular after jitter */
+	TUNER_ERR_EXHAUSTED /* no untried configuration is left */
 } TunerErrorCode;
 
 typedef struct TunerStatus
 {
 	TunerErrorCode code;
-	char		message[256];
+	char message[256];
 } TunerStatus;
 
 /* Record an error (printf-style) and return its code. */
 extern TunerErrorCode tuner_fail(TunerStatus *status, TunerErrorCode code,
-								 const char *fmt,...)
-			__attribute__((format(printf, 3, 4)));
+								 const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Reset a status to TUNER_OK. */
 extern void tuner_status_clear(TunerStatus *status);
@@ -37,12 +37,12 @@ extern void tuner_status_clear(TunerStatus *status);
  * out memory from a PostgreSQL memory context (which must return NULL, not
  * longjmp, on failure).  They default to malloc/free.
  */
-typedef void *(*TunerAllocFn) (size_t size);
-typedef void (*TunerFreeFn) (void *ptr);
+typedef void *(*TunerAllocFn)(size_t size);
+typedef void (*TunerFreeFn)(void *ptr);
 
 extern void tuner_set_allocator(TunerAllocFn alloc_fn, TunerFreeFn free_fn);
 extern void *tuner_alloc(size_t size);
 extern void *tuner_alloc_zero(size_t size);
 extern void tuner_free(void *ptr);
 
-#endif							/* TUNER_STATUS_H */
+#endif /* TUNER_STATUS_H */

@@ -1,0 +1,101 @@
+#!/bin/bash
+# test-all.sh: README command 2, and what .ci/run calls.  Runs the whole
+# test suite on a fresh Debian 12 machine as root:
+#   deps       install every package (scripts/install-deps.sh)
+#   build      compile with -Wall -Wextra -Werror and assertions
+#   format     clang-format check of src/ (fails on any difference)
+#   unit       C unit tests of src/core (make unittest)
+#   install    make install
+#   regress    pg_regress (make installcheck) in a throwaway cluster
+#   concurrency, reference/*.py in the same throwaway cluster
+# Exits non-zero when any suite fails; the last line is "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+# Debian's python3 has the Debian packages (sklearn, optuna, psycopg2).
+PYTHON=/usr/bin/python3
+
+RESULTS=$(mktemp)
+trap 'rm -f "$RESULTS"' EXIT
+
+# Run one suite: record its result, keep going.
+suite() {
+	local name=$1
+	shift
+	echo
+	echo "=== suite: $name"
+	if "$@"; then
+		echo "=== suite $name: passed"
+		echo "passed $name" >> "$RESULTS"
+		return 0
+	fi
+	echo "=== suite $name: FAILED"
+	echo "failed $name" >> "$RESULTS"
+	return 1
+}
+
+summary() {
+	local passed failed
+	passed=$(grep -c '^passed ' "$RESULTS")
+	failed=$(grep -c '^failed ' "$RESULTS")
+	echo
+	grep '^failed ' "$RESULTS" | sed 's/^failed /FAILED: /'
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+format_check() {
+	local files
+	files=$(find src -name '*.c' -o -name '*.h' | sort)
+	clang-format --dry-run --Werror $files
+}
+
+build() {
+	make clean >/dev/null &&
+		make -j2 COPT='-DUSE_ASSERT_CHECKING'
+}
+
+# The suites that need a running server; run inside pg_virtualenv, which
+# exports PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE.
+in_cluster() {
+	installcheck() {
+		if ! make installcheck; then
+			[ -f regression.diffs ] && cat regression.diffs
+			return 1
+		fi
+	}
+	suite regress installcheck
+	suite concurrency bash tests/concurrency.sh
+	if [ ! -f tests/reference/gp_sklearn.py ]; then
+		echo "tests/reference/gp_sklearn.py is missing"
+		echo "failed reference/gp_sklearn.py (missing)" >> "$RESULTS"
+	fi
+	local f
+	for f in tests/reference/*.py; do
+		[ -f "$f" ] || continue
+		case "$(basename "$f")" in
+			_*) continue ;;	# helper modules, not tests
+		esac
+		suite "reference/$(basename "$f")" "$PYTHON" "$f"
+	done
+	return 0
+}
+
+if ! suite deps bash scripts/install-deps.sh; then
+	summary
+	exit 1
+fi
+suite build build
+suite format format_check
+suite unit make unittest
+if suite install make install; then
+	export RESULTS PYTHON
+	export -f suite in_cluster
+	# -t: a temporary cluster even as root; the server runs as postgres.
+	if ! pg_virtualenv -t bash -c 'in_cluster'; then
+		echo "failed cluster (pg_virtualenv)" >> "$RESULTS"
+	fi
+fi
+
+summary

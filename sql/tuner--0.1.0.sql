@@ -1,0 +1,1132 @@
+/*
+ * tuner--0.1.0.sql
+ *	  Install script of the tuner extension: the study tables, the views
+ *	  users and tools read, and the SQL API.  Table logic is plpgsql; every
+ *	  computation is a C function over arrays (src/pg -> src/core).
+ *
+ *	  Locking: tuner.suggest_next locks the study row FOR UPDATE, so that
+ *	  concurrent callers of one study run one at a time and each sees the
+ *	  trials the previous one created (READ COMMITTED); UNIQUE(study_id,
+ *	  number) is the backstop.  tuner.report and tuner.fail lock the trial.
+ */
+
+\echo Use "CREATE EXTENSION tuner" \quit
+
+-------------------------------------------------------------------------------
+-- Tables
+-------------------------------------------------------------------------------
+
+CREATE TABLE tuner.study (
+	id			bigserial PRIMARY KEY,
+	name		text NOT NULL UNIQUE CHECK (name <> ''),
+	objective	text NOT NULL CHECK (objective <> ''),
+	direction	text NOT NULL CHECK (direction IN ('minimize', 'maximize')),
+	algorithm	text NOT NULL DEFAULT 'gp-ei' CHECK (algorithm IN ('gp-ei')),
+	settings	jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(settings) = 'object'),
+	seed		bigint NOT NULL,
+	owner		name NOT NULL DEFAULT current_user,
+	created_at	timestamptz NOT NULL DEFAULT now()
+);
+
+COMMENT ON TABLE tuner.study IS
+	'A tuning study: its objective metric and direction, settings and seed';
+
+CREATE TABLE tuner.parameter (
+	id			bigserial PRIMARY KEY,
+	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
+	position	int NOT NULL CHECK (position >= 1),
+	name		text NOT NULL CHECK (name <> ''),
+	kind		text NOT NULL CHECK (kind IN ('float', 'int', 'bool', 'categorical')),
+	low			float8,
+	high		float8,
+	log_scale	bool NOT NULL DEFAULT false,
+	choices		text[],
+	default_value jsonb,
+	enabled		bool NOT NULL DEFAULT true,
+	UNIQUE (study_id, name),
+	UNIQUE (study_id, position),
+	CHECK (CASE WHEN kind IN ('float', 'int')
+		   THEN low IS NOT NULL AND high IS NOT NULL AND low < high
+				AND choices IS NULL AND (NOT log_scale OR low > 0)
+		   WHEN kind = 'bool'
+		   THEN low IS NULL AND high IS NULL AND choices IS NULL AND NOT log_scale
+		   ELSE low IS NULL AND high IS NULL AND NOT log_scale
+				AND cardinality(choices) >= 1 END)
+);
+
+COMMENT ON TABLE tuner.parameter IS
+	'The search space of a study: one row per parameter, in position order';
+
+CREATE TABLE tuner.metric (
+	id			bigserial PRIMARY KEY,
+	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
+	name		text NOT NULL CHECK (name <> ''),
+	role		text NOT NULL DEFAULT 'auxiliary'
+				CHECK (role IN ('objective', 'auxiliary', 'constraint')),
+	direction	text CHECK (direction IN ('minimize', 'maximize')),
+	unit		text,
+	UNIQUE (study_id, name)
+);
+
+COMMENT ON TABLE tuner.metric IS
+	'Every metric a study measures; the objective is registered by create_study';
+
+CREATE TABLE tuner.trial (
+	id			bigserial PRIMARY KEY,
+	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
+	number		int NOT NULL CHECK (number >= 1),
+	config		jsonb NOT NULL CHECK (jsonb_typeof(config) = 'object'),
+	state		text NOT NULL DEFAULT 'running'
+				CHECK (state IN ('queued', 'running', 'complete', 'failed', 'interrupted')),
+	source		text NOT NULL
+				CHECK (source IN ('default', 'design', 'model', 'random', 'manual')),
+	predicted_mean float8,
+	predicted_sd float8,
+	acquisition float8,
+	seed		bigint,
+	worker		text,
+	error		text,
+	created_at	timestamptz NOT NULL DEFAULT now(),
+	started_at	timestamptz,
+	finished_at timestamptz,
+	UNIQUE (study_id, number)
+);
+
+CREATE INDEX trial_study_state_idx ON tuner.trial (study_id, state);
+
+COMMENT ON TABLE tuner.trial IS
+	'One configuration tried (or being tried): who suggested it, what the model predicted, its state';
+COMMENT ON COLUMN tuner.trial.predicted_mean IS
+	'Posterior mean of the objective at this configuration, in the objective''s units';
+COMMENT ON COLUMN tuner.trial.acquisition IS
+	'Log expected improvement (standardized units) when the model chose this trial';
+COMMENT ON COLUMN tuner.trial.seed IS
+	'Seed of the suggestion that produced this trial';
+
+CREATE TABLE tuner.observation (
+	trial_id	bigint NOT NULL REFERENCES tuner.trial (id) ON DELETE CASCADE,
+	metric_id	bigint NOT NULL REFERENCES tuner.metric (id) ON DELETE CASCADE,
+	value		float8 NOT NULL
+				CHECK (value <> 'NaN' AND value > '-Infinity' AND value < 'Infinity'),
+	reported_at timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (trial_id, metric_id)
+);
+
+CREATE INDEX observation_metric_idx ON tuner.observation (metric_id);
+
+COMMENT ON TABLE tuner.observation IS
+	'Every metric value every trial reported (long format)';
+
+CREATE TABLE tuner.model (
+	id			bigserial PRIMARY KEY,
+	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
+	trial_id	bigint REFERENCES tuner.trial (id) ON DELETE CASCADE,
+	kind		text NOT NULL DEFAULT 'gp' CHECK (kind IN ('gp')),
+	n			int NOT NULL,
+	lengthscales float8[] NOT NULL,
+	outputscale float8 NOT NULL,
+	noise		float8 NOT NULL,
+	mean		float8,
+	log_likelihood float8,
+	fitted_at	timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE INDEX model_study_idx ON tuner.model (study_id, id);
+
+COMMENT ON TABLE tuner.model IS
+	'What each fit learned: hyperparameters in the unit cube with a standardized objective';
+
+SELECT pg_catalog.pg_extension_config_dump('tuner.study', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.study_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.parameter', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.parameter_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.metric', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.metric_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.trial', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.trial_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.observation', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.model', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.model_id_seq', '');
+
+-------------------------------------------------------------------------------
+-- Views
+-------------------------------------------------------------------------------
+
+CREATE VIEW tuner.trials AS
+SELECT s.name AS study,
+	   t.id AS trial,
+	   t.number,
+	   t.state,
+	   t.config AS params,
+	   o.value,
+	   COALESCE(o.metrics, '{}'::jsonb) AS metrics,
+	   t.source,
+	   t.predicted_mean,
+	   t.predicted_sd,
+	   t.acquisition,
+	   t.seed,
+	   t.worker,
+	   t.error,
+	   t.created_at,
+	   t.started_at,
+	   t.finished_at
+  FROM tuner.trial t
+  JOIN tuner.study s ON s.id = t.study_id
+  LEFT JOIN LATERAL (
+	SELECT pg_catalog.jsonb_object_agg(m.name, ob.value) AS metrics,
+		   pg_catalog.max(ob.value) FILTER (WHERE m.name = s.objective) AS value
+	  FROM tuner.observation ob
+	  JOIN tuner.metric m ON m.id = ob.metric_id
+	 WHERE ob.trial_id = t.id
+  ) o ON true;
+
+COMMENT ON VIEW tuner.trials IS
+	'One row per trial: its parameters, objective value and every reported metric';
+
+CREATE VIEW tuner.studies AS
+SELECT s.id,
+	   s.name,
+	   s.objective,
+	   s.direction,
+	   s.seed,
+	   s.settings,
+	   (SELECT pg_catalog.count(*) FROM tuner.parameter p
+		 WHERE p.study_id = s.id) AS parameters,
+	   (SELECT pg_catalog.count(*) FROM tuner.trial t
+		 WHERE t.study_id = s.id) AS trials,
+	   (SELECT pg_catalog.count(*) FROM tuner.trial t
+		 WHERE t.study_id = s.id AND t.state = 'complete') AS complete,
+	   (SELECT CASE s.direction WHEN 'minimize' THEN pg_catalog.min(ob.value)
+			   ELSE pg_catalog.max(ob.value) END
+		  FROM tuner.trial t
+		  JOIN tuner.observation ob ON ob.trial_id = t.id
+		  JOIN tuner.metric m ON m.id = ob.metric_id AND m.name = s.objective
+		 WHERE t.study_id = s.id AND t.state = 'complete') AS best_value,
+	   s.owner,
+	   s.created_at
+  FROM tuner.study s;
+
+COMMENT ON VIEW tuner.studies IS
+	'One row per study with its trial counts and best objective value';
+
+-------------------------------------------------------------------------------
+-- C functions (internal: arrays in, arrays out; see src/pg)
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION tuner._gp_fit(x float8[], y float8[], restarts int,
+							  max_evals int, seed bigint, use_priors bool,
+							  min_noise float8,
+							  OUT lengthscales float8[], OUT outputscale float8,
+							  OUT noise float8, OUT mean float8,
+							  OUT log_likelihood float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tuner_gp_fit_arrays'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tuner._gp_predict(train_x float8[], train_y float8[],
+								  lengthscales float8[], outputscale float8,
+								  noise float8, mean float8, x float8[],
+								  OUT mean float8[], OUT sd float8[])
+RETURNS record
+AS 'MODULE_PATHNAME', 'tuner_gp_predict_arrays'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tuner._gp_log_likelihood(train_x float8[], train_y float8[],
+										 lengthscales float8[],
+										 outputscale float8, noise float8,
+										 mean float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'tuner_gp_log_likelihood_arrays'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
+									 log_scales bool[], n_choices int[],
+									 x_observed float8[], y_observed float8[],
+									 x_pending float8[], x_other float8[],
+									 n_initial int, design_index int,
+									 seed bigint, design_seed bigint,
+									 warm_lengthscales float8[],
+									 warm_outputscale float8,
+									 warm_noise float8,
+									 OUT config float8[], OUT source text,
+									 OUT predicted_mean float8,
+									 OUT predicted_sd float8,
+									 OUT acquisition float8,
+									 OUT lengthscales float8[],
+									 OUT outputscale float8, OUT noise float8,
+									 OUT log_likelihood float8,
+									 OUT mean float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tuner_suggest_point'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-------------------------------------------------------------------------------
+-- Internal helpers
+-------------------------------------------------------------------------------
+
+-- Raise the error for a NULL argument.
+CREATE FUNCTION tuner._not_null(value anyelement, what text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+BEGIN
+	IF value IS NULL THEN
+		RAISE EXCEPTION '% must not be NULL', what
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+END;
+$$;
+
+-- The study row of a name, or the error for a NULL or unknown study.
+CREATE FUNCTION tuner._find_study(study text)
+RETURNS tuner.study
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	s tuner.study;
+	p_study text := $1;
+BEGIN
+	PERFORM tuner._not_null(p_study, 'study');
+	SELECT * INTO s FROM tuner.study WHERE tuner.study.name = p_study;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'study "%" does not exist', p_study
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Create it with tuner.create_study(); tuner.studies lists the existing studies.';
+	END IF;
+	RETURN s;
+END;
+$$;
+
+-- An integer held in a jsonb number, or the error naming what it is.
+CREATE FUNCTION tuner._json_int(value jsonb, what text, lo numeric, hi numeric)
+RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	v numeric;
+BEGIN
+	IF pg_catalog.jsonb_typeof(value) IS DISTINCT FROM 'number' THEN
+		RAISE EXCEPTION '% must be an integer', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', value);
+	END IF;
+	v := value::numeric;
+	IF v <> pg_catalog.trunc(v) OR v < lo OR v > hi THEN
+		RAISE EXCEPTION '% must be an integer between % and %', what, lo, hi
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', value);
+	END IF;
+	RETURN v::bigint;
+END;
+$$;
+
+-- A jsonb array of numbers as float8[] (what names it in errors).
+CREATE FUNCTION tuner._jsonb_vector(value jsonb, what text)
+RETURNS float8[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	result float8[];
+	bad bigint;
+	bad_type text;
+BEGIN
+	IF pg_catalog.jsonb_typeof(value) IS DISTINCT FROM 'array' THEN
+		RAISE EXCEPTION '% must be a JSON array of numbers', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(value));
+	END IF;
+	IF pg_catalog.jsonb_array_length(value) = 0 THEN
+		RAISE EXCEPTION '% must not be empty', what
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT i, pg_catalog.jsonb_typeof(e) INTO bad, bad_type
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(e, i)
+	 WHERE pg_catalog.jsonb_typeof(e) <> 'number'
+	 ORDER BY i LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% must contain only numbers', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Element %s is a JSON %s.', bad, bad_type);
+	END IF;
+	SELECT pg_catalog.array_agg(e::float8 ORDER BY i) INTO result
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(e, i);
+	RETURN result;
+END;
+$$;
+
+-- A jsonb array of equally long arrays of numbers as a 2-D float8[].
+CREATE FUNCTION tuner._jsonb_matrix(value jsonb, what text)
+RETURNS float8[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	result float8[];
+	bad bigint;
+	bad_type text;
+	first_len int;
+	bad_len int;
+BEGIN
+	IF pg_catalog.jsonb_typeof(value) IS DISTINCT FROM 'array' THEN
+		RAISE EXCEPTION '% must be a JSON array of rows', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(value));
+	END IF;
+	IF pg_catalog.jsonb_array_length(value) = 0 THEN
+		RAISE EXCEPTION '% must not be empty', what
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT i, pg_catalog.jsonb_typeof(r) INTO bad, bad_type
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i)
+	 WHERE pg_catalog.jsonb_typeof(r) <> 'array'
+	 ORDER BY i LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% must be a JSON array of rows (two-dimensional)', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Element %s is a JSON %s, not an array.', bad, bad_type),
+				  HINT = 'Write one JSON array per point, for example [[0.1, 0.2], [0.3, 0.4]].';
+	END IF;
+	first_len := pg_catalog.jsonb_array_length(value -> 0);
+	IF first_len = 0 THEN
+		RAISE EXCEPTION '% rows must not be empty', what
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT i, pg_catalog.jsonb_array_length(r) INTO bad, bad_len
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i)
+	 WHERE pg_catalog.jsonb_array_length(r) <> first_len
+	 ORDER BY i LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% rows must all have the same length', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Row 1 has %s elements but row %s has %s.',
+											 first_len, bad, bad_len);
+	END IF;
+	SELECT a.i, b.k, pg_catalog.jsonb_typeof(b.e) INTO bad, bad_len, bad_type
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i),
+		   pg_catalog.jsonb_array_elements(a.r) WITH ORDINALITY AS b(e, k)
+	 WHERE pg_catalog.jsonb_typeof(b.e) <> 'number'
+	 ORDER BY a.i, b.k LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% must contain only numbers', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Row %s, column %s is a JSON %s.', bad, bad_len, bad_type);
+	END IF;
+	SELECT pg_catalog.array_agg(row_values ORDER BY i) INTO result
+	  FROM (SELECT a.i, pg_catalog.array_agg(b.e::float8 ORDER BY b.k) AS row_values
+			  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i),
+				   pg_catalog.jsonb_array_elements(a.r) WITH ORDINALITY AS b(e, k)
+			 GROUP BY a.i) rows;
+	RETURN result;
+END;
+$$;
+
+-- The arrays and hyperparameters of a model jsonb, with its errors.
+CREATE FUNCTION tuner._model_arrays(model jsonb,
+									OUT x float8[], OUT y float8[],
+									OUT lengthscales float8[],
+									OUT outputscale float8, OUT noise float8,
+									OUT mean float8)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	k text;
+BEGIN
+	PERFORM tuner._not_null(model, 'model');
+	IF pg_catalog.jsonb_typeof(model) <> 'object' THEN
+		RAISE EXCEPTION 'model must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(model)),
+				  HINT = 'tuner.gp_fit() returns a model; see README.md for its keys.';
+	END IF;
+	IF model ? 'kernel' AND model -> 'kernel' IS DISTINCT FROM '"matern52"'::jsonb THEN
+		RAISE EXCEPTION 'unsupported kernel %', model -> 'kernel'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The only kernel is "matern52".';
+	END IF;
+	FOREACH k IN ARRAY ARRAY['lengthscales', 'outputscale', 'noise', 'mean', 'x', 'y']
+	LOOP
+		IF NOT model ? k THEN
+			RAISE EXCEPTION 'model is missing key "%"', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'A model has the keys "kernel", "lengthscales", "outputscale", "noise", "mean", "x" and "y".';
+		END IF;
+	END LOOP;
+	FOREACH k IN ARRAY ARRAY['outputscale', 'noise', 'mean']
+	LOOP
+		IF pg_catalog.jsonb_typeof(model -> k) <> 'number' THEN
+			RAISE EXCEPTION 'model key "%" must be a number', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(model -> k));
+		END IF;
+	END LOOP;
+	outputscale := (model -> 'outputscale')::float8;
+	noise := (model -> 'noise')::float8;
+	mean := (model -> 'mean')::float8;
+	lengthscales := tuner._jsonb_vector(model -> 'lengthscales', 'lengthscales');
+	y := tuner._jsonb_vector(model -> 'y', 'y');
+	x := tuner._jsonb_matrix(model -> 'x', 'x');
+END;
+$$;
+
+-- The parameter arrays of a study's space, in position order.
+CREATE FUNCTION tuner._space(study_id bigint,
+							 OUT names text[], OUT kinds int[],
+							 OUT lows float8[], OUT highs float8[],
+							 OUT log_scales bool[], OUT n_choices int[],
+							 OUT all_defaults bool, OUT default_config jsonb)
+LANGUAGE sql STABLE
+AS $$
+SELECT pg_catalog.array_agg(p.name ORDER BY p.position),
+	   pg_catalog.array_agg(CASE p.kind WHEN 'float' THEN 0 WHEN 'int' THEN 1
+							WHEN 'bool' THEN 2 ELSE 3 END ORDER BY p.position),
+	   pg_catalog.array_agg(COALESCE(p.low, 0) ORDER BY p.position),
+	   pg_catalog.array_agg(COALESCE(p.high, 1) ORDER BY p.position),
+	   pg_catalog.array_agg(p.log_scale ORDER BY p.position),
+	   pg_catalog.array_agg(COALESCE(pg_catalog.cardinality(p.choices), 0) ORDER BY p.position),
+	   pg_catalog.bool_and(p.default_value IS NOT NULL),
+	   pg_catalog.jsonb_object_agg(p.name, p.default_value)
+  FROM tuner.parameter p
+ WHERE p.study_id = $1;
+$$;
+
+-------------------------------------------------------------------------------
+-- Studies and parameters
+-------------------------------------------------------------------------------
+
+-- Create a study; its objective is registered as a metric.
+CREATE FUNCTION tuner.create_study(name text, objective text,
+								   direction text DEFAULT 'maximize',
+								   settings jsonb DEFAULT '{}')
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	p_name text := $1;
+	p_objective text := $2;
+	p_direction text := $3;
+	p_settings jsonb := $4;
+	k text;
+	v_seed bigint;
+	v_id bigint;
+BEGIN
+	PERFORM tuner._not_null(p_name, 'name');
+	PERFORM tuner._not_null(p_objective, 'objective');
+	PERFORM tuner._not_null(p_direction, 'direction');
+	PERFORM tuner._not_null(p_settings, 'settings');
+	IF pg_catalog.btrim(p_name) = '' THEN
+		RAISE EXCEPTION 'study name must not be empty'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF pg_catalog.btrim(p_objective) = '' THEN
+		RAISE EXCEPTION 'objective must not be empty'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF p_direction NOT IN ('minimize', 'maximize') THEN
+		RAISE EXCEPTION 'invalid direction "%"', p_direction
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use ''minimize'' or ''maximize''.';
+	END IF;
+	IF pg_catalog.jsonb_typeof(p_settings) <> 'object' THEN
+		RAISE EXCEPTION 'settings must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(p_settings));
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_settings)
+	LOOP
+		IF k NOT IN ('seed', 'n_initial') THEN
+			RAISE EXCEPTION 'unknown study setting "%"', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Known settings: seed, n_initial.';
+		END IF;
+	END LOOP;
+	IF p_settings ? 'n_initial' THEN
+		PERFORM tuner._json_int(p_settings -> 'n_initial', 'setting n_initial', 1, 1000);
+	END IF;
+	IF p_settings ? 'seed' THEN
+		v_seed := tuner._json_int(p_settings -> 'seed', 'setting seed',
+								  -9223372036854775808, 9223372036854775807);
+	ELSE
+		v_seed := pg_catalog.floor((pg_catalog.random() - 0.5) * 18446744073709551616.0::float8 * 0.999)::bigint;
+	END IF;
+
+	BEGIN
+		INSERT INTO tuner.study (name, objective, direction, settings, seed)
+		VALUES (p_name, p_objective, p_direction, p_settings, v_seed)
+		RETURNING id INTO v_id;
+	EXCEPTION WHEN unique_violation THEN
+		RAISE EXCEPTION 'study "%" already exists', p_name
+			USING ERRCODE = 'duplicate_object',
+				  HINT = 'Choose another name, or drop the old study with tuner.drop_study().';
+	END;
+	INSERT INTO tuner.metric (study_id, name, role, direction)
+	VALUES (v_id, p_objective, 'objective', p_direction);
+	RETURN v_id;
+END;
+$$;
+
+-- Drop a study with its parameters, trials, observations and models.
+CREATE FUNCTION tuner.drop_study(study text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	s tuner.study;
+BEGIN
+	s := tuner._find_study(study);
+	DELETE FROM tuner.study WHERE id = s.id;
+END;
+$$;
+
+-- Add a parameter to a study's search space (before its first trial).
+CREATE FUNCTION tuner.add_parameter(study text, name text, kind text,
+									low float8 DEFAULT NULL,
+									high float8 DEFAULT NULL,
+									default_value text DEFAULT NULL,
+									log_scale bool DEFAULT false,
+									choices text[] DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	p_name text := $2;
+	p_kind text := $3;
+	p_low float8 := $4;
+	p_high float8 := $5;
+	p_default text := $6;
+	p_log bool := $7;
+	p_choices text[] := $8;
+	v_default jsonb;
+	v_num float8;
+	v_position int;
+	dup text;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_name, 'name');
+	PERFORM tuner._not_null(p_kind, 'kind');
+	PERFORM tuner._not_null(p_log, 'log_scale');
+	IF pg_catalog.btrim(p_name) = '' THEN
+		RAISE EXCEPTION 'parameter name must not be empty'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF p_kind NOT IN ('float', 'int', 'bool', 'categorical') THEN
+		RAISE EXCEPTION 'invalid parameter kind "%"', p_kind
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use float, int, bool or categorical.';
+	END IF;
+
+	-- Lock the study so no trial appears while the space changes.
+	PERFORM 1 FROM tuner.study WHERE id = s.id FOR UPDATE;
+	IF EXISTS (SELECT 1 FROM tuner.trial WHERE study_id = s.id) THEN
+		RAISE EXCEPTION 'cannot add parameter "%" to study "%" because it has trials', p_name, s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Define the whole search space before the first tuner.suggest_next(), or create a new study.';
+	END IF;
+
+	IF p_kind IN ('float', 'int') THEN
+		IF p_low IS NULL OR p_high IS NULL THEN
+			RAISE EXCEPTION '% parameter "%" needs low and high bounds', p_kind, p_name
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Pass low => ... and high => ....';
+		END IF;
+		IF p_low = 'NaN' OR p_high = 'NaN' OR p_low IN ('Infinity', '-Infinity')
+		   OR p_high IN ('Infinity', '-Infinity') THEN
+			RAISE EXCEPTION 'bounds of parameter "%" must be finite', p_name
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF p_low >= p_high THEN
+			RAISE EXCEPTION 'low must be less than high for parameter "%"', p_name
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('low is %s and high is %s.', p_low, p_high);
+		END IF;
+		IF p_kind = 'int' AND (p_low <> pg_catalog.trunc(p_low) OR p_high <> pg_catalog.trunc(p_high)) THEN
+			RAISE EXCEPTION 'bounds of int parameter "%" must be integers', p_name
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('low is %s and high is %s.', p_low, p_high);
+		END IF;
+		IF p_log AND p_low <= 0 THEN
+			RAISE EXCEPTION 'log-scaled parameter "%" needs a positive low bound', p_name
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('low is %s.', p_low),
+					  HINT = 'Use log_scale => false, or a low bound above zero.';
+		END IF;
+		IF p_choices IS NOT NULL THEN
+			RAISE EXCEPTION '% parameter "%" does not take choices', p_kind, p_name
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Only categorical parameters have choices.';
+		END IF;
+	ELSE
+		IF p_low IS NOT NULL OR p_high IS NOT NULL THEN
+			RAISE EXCEPTION '% parameter "%" does not take bounds', p_kind, p_name
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Only float and int parameters have low and high.';
+		END IF;
+		IF p_log THEN
+			RAISE EXCEPTION '% parameter "%" cannot be log-scaled', p_kind, p_name
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF p_kind = 'bool' AND p_choices IS NOT NULL THEN
+			RAISE EXCEPTION 'bool parameter "%" does not take choices', p_name
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Only categorical parameters have choices.';
+		END IF;
+		IF p_kind = 'categorical' THEN
+			IF p_choices IS NULL OR pg_catalog.cardinality(p_choices) = 0 THEN
+				RAISE EXCEPTION 'categorical parameter "%" needs choices', p_name
+					USING ERRCODE = 'invalid_parameter_value',
+						  HINT = 'Pass choices => ARRAY[''a'', ''b''].';
+			END IF;
+			IF pg_catalog.array_ndims(p_choices) <> 1 THEN
+				RAISE EXCEPTION 'choices of parameter "%" must be a one-dimensional array', p_name
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF pg_catalog.array_position(p_choices, NULL) IS NOT NULL THEN
+				RAISE EXCEPTION 'choices of parameter "%" must not contain NULL', p_name
+					USING ERRCODE = 'null_value_not_allowed';
+			END IF;
+			SELECT c INTO dup FROM pg_catalog.unnest(p_choices) c
+			 GROUP BY c HAVING pg_catalog.count(*) > 1 ORDER BY c LIMIT 1;
+			IF FOUND THEN
+				RAISE EXCEPTION 'choices of parameter "%" must be distinct', p_name
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('"%s" appears more than once.', dup);
+			END IF;
+		END IF;
+	END IF;
+
+	IF p_default IS NOT NULL THEN
+		IF p_kind IN ('float', 'int') THEN
+			BEGIN
+				v_num := p_default::float8;
+			EXCEPTION WHEN invalid_text_representation OR numeric_value_out_of_range THEN
+				RAISE EXCEPTION 'default value "%" of parameter "%" is not a number', p_default, p_name
+					USING ERRCODE = 'invalid_parameter_value';
+			END;
+			IF v_num = 'NaN' OR v_num IN ('Infinity', '-Infinity') THEN
+				RAISE EXCEPTION 'default value of parameter "%" must be finite', p_name
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('Got %s.', p_default);
+			END IF;
+			IF v_num < p_low OR v_num > p_high THEN
+				RAISE EXCEPTION 'default value % of parameter "%" is outside its bounds', p_default, p_name
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('The bounds are [%s, %s].', p_low, p_high);
+			END IF;
+			IF p_kind = 'int' THEN
+				IF v_num <> pg_catalog.trunc(v_num) THEN
+					RAISE EXCEPTION 'default value % of int parameter "%" is not an integer', p_default, p_name
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				v_default := pg_catalog.to_jsonb(v_num::bigint);
+			ELSE
+				v_default := pg_catalog.to_jsonb(v_num);
+			END IF;
+		ELSIF p_kind = 'bool' THEN
+			BEGIN
+				v_default := pg_catalog.to_jsonb(p_default::bool);
+			EXCEPTION WHEN invalid_text_representation THEN
+				RAISE EXCEPTION 'default value "%" of bool parameter "%" is not a boolean', p_default, p_name
+					USING ERRCODE = 'invalid_parameter_value',
+						  HINT = 'Use true or false.';
+			END;
+		ELSE
+			IF pg_catalog.array_position(p_choices, p_default) IS NULL THEN
+				RAISE EXCEPTION 'default value "%" of parameter "%" is not one of its choices', p_default, p_name
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('The choices are %s.', p_choices);
+			END IF;
+			v_default := pg_catalog.to_jsonb(p_default);
+		END IF;
+	END IF;
+
+	SELECT COALESCE(pg_catalog.max(position), 0) + 1 INTO v_position
+	  FROM tuner.parameter WHERE study_id = s.id;
+	BEGIN
+		INSERT INTO tuner.parameter (study_id, position, name, kind, low, high,
+									 log_scale, choices, default_value)
+		VALUES (s.id, v_position, p_name, p_kind, p_low, p_high, p_log,
+				p_choices, v_default);
+	EXCEPTION WHEN unique_violation THEN
+		RAISE EXCEPTION 'parameter "%" already exists in study "%"', p_name, s.name
+			USING ERRCODE = 'duplicate_object';
+	END;
+END;
+$$;
+
+-------------------------------------------------------------------------------
+-- Trials
+-------------------------------------------------------------------------------
+
+-- Suggest the next configuration of a study and record it as a running
+-- trial.  Returns {"trial": <trial id>, "params": {name: value, ...}}.
+CREATE FUNCTION tuner.suggest_next(study text)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	sp record;
+	h record;
+	w record;
+	r record;
+	d int;
+	v_number int;
+	v_seed bigint;
+	v_sign float8;
+	v_n_initial int;
+	v_params jsonb;
+	v_trial bigint;
+	p_study text := $1;
+BEGIN
+	PERFORM tuner._not_null(p_study, 'study');
+	-- Serialize concurrent suggestions for this study.
+	SELECT * INTO s FROM tuner.study WHERE tuner.study.name = p_study FOR UPDATE;
+	IF NOT FOUND THEN
+		s := tuner._find_study(p_study);	-- raises the error
+	END IF;
+
+	sp := tuner._space(s.id);
+	d := COALESCE(pg_catalog.cardinality(sp.names), 0);
+	IF d = 0 THEN
+		RAISE EXCEPTION 'study "%" has no parameters', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Add parameters with tuner.add_parameter().';
+	END IF;
+
+	SELECT COALESCE(pg_catalog.max(number), 0) + 1 INTO v_number
+	  FROM tuner.trial WHERE study_id = s.id;
+	v_seed := pg_catalog.hashint8extended(v_number, s.seed);
+
+	-- Trial 1 measures the defaults when every parameter has one.
+	IF sp.all_defaults AND NOT EXISTS (
+		SELECT 1 FROM tuner.trial t
+		 WHERE t.study_id = s.id AND t.config = sp.default_config) THEN
+		INSERT INTO tuner.trial (study_id, number, config, state, source, seed, started_at)
+		VALUES (s.id, v_number, sp.default_config, 'running', 'default', v_seed, pg_catalog.now())
+		RETURNING id INTO v_trial;
+		RETURN pg_catalog.jsonb_build_object('trial', v_trial, 'params', sp.default_config);
+	END IF;
+
+	v_sign := CASE s.direction WHEN 'maximize' THEN -1 ELSE 1 END;
+
+	-- The history as native values (see src/core/space.h), in trial order.
+	WITH p AS (
+		SELECT position, name, kind, choices
+		  FROM tuner.parameter WHERE study_id = s.id
+	), native AS (
+		SELECT t.number, t.state,
+			   pg_catalog.array_agg(CASE p.kind
+					WHEN 'bool' THEN CASE WHEN (t.config -> p.name)::bool THEN 1 ELSE 0 END
+					WHEN 'categorical' THEN pg_catalog.array_position(p.choices, t.config ->> p.name) - 1
+					ELSE (t.config -> p.name)::float8 END ORDER BY p.position) AS x
+		  FROM tuner.trial t CROSS JOIN p
+		 WHERE t.study_id = s.id
+		 GROUP BY t.number, t.state
+	), objective AS (
+		SELECT t.number, ob.value
+		  FROM tuner.trial t
+		  JOIN tuner.observation ob ON ob.trial_id = t.id
+		  JOIN tuner.metric m ON m.id = ob.metric_id
+		 WHERE t.study_id = s.id AND t.state = 'complete' AND m.name = s.objective
+	)
+	SELECT pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND o.value IS NOT NULL) AS x_observed,
+		   pg_catalog.array_agg(v_sign * o.value ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND o.value IS NOT NULL) AS y_observed,
+		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS x_pending,
+		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('failed', 'interrupted')
+																 OR (n.state = 'complete' AND o.value IS NULL)) AS x_other,
+		   pg_catalog.count(*) FILTER (WHERE n.state = 'complete' AND o.value IS NOT NULL) AS n_observed
+	  INTO h
+	  FROM native n LEFT JOIN objective o ON o.number = n.number;
+
+	SELECT m.lengthscales, m.outputscale, m.noise INTO w
+	  FROM tuner.model m WHERE m.study_id = s.id
+	 ORDER BY m.id DESC LIMIT 1;
+
+	v_n_initial := COALESCE((s.settings ->> 'n_initial')::int,
+							GREATEST(4, LEAST(10, d + 1)));
+
+	r := tuner._suggest_point(sp.kinds, sp.lows, sp.highs, sp.log_scales, sp.n_choices,
+							  h.x_observed, h.y_observed, h.x_pending, h.x_other,
+							  v_n_initial,
+							  (SELECT pg_catalog.count(*)::int FROM tuner.trial t
+								WHERE t.study_id = s.id AND t.source <> 'default'),
+							  v_seed, s.seed,
+							  w.lengthscales, w.outputscale, w.noise);
+
+	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
+				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])
+				WHEN 'int' THEN pg_catalog.to_jsonb(pg_catalog.round(r.config[p.i])::bigint)
+				WHEN 'bool' THEN pg_catalog.to_jsonb(r.config[p.i] <> 0)
+				ELSE pg_catalog.to_jsonb(p.choices[pg_catalog.round(r.config[p.i])::int + 1]) END)
+	  INTO v_params
+	  FROM (SELECT name, kind, choices,
+				   pg_catalog.row_number() OVER (ORDER BY position) AS i
+			  FROM tuner.parameter WHERE study_id = s.id) p;
+
+	BEGIN
+		INSERT INTO tuner.trial (study_id, number, config, state, source,
+								 predicted_mean, predicted_sd, acquisition,
+								 seed, started_at)
+		VALUES (s.id, v_number, v_params, 'running', r.source,
+				v_sign * r.predicted_mean, r.predicted_sd, r.acquisition,
+				v_seed, pg_catalog.now())
+		RETURNING id INTO v_trial;
+	EXCEPTION WHEN unique_violation THEN
+		RAISE EXCEPTION 'trial number % of study "%" was taken by a concurrent transaction', v_number, s.name
+			USING ERRCODE = 'serialization_failure',
+				  HINT = 'Retry the call; under READ COMMITTED concurrent callers wait for each other instead.';
+	END;
+
+	IF r.source = 'model' THEN
+		INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales,
+								 outputscale, noise, mean, log_likelihood)
+		VALUES (s.id, v_trial, 'gp', h.n_observed, r.lengthscales,
+				r.outputscale, r.noise, r.mean, r.log_likelihood);
+	END IF;
+
+	RETURN pg_catalog.jsonb_build_object('trial', v_trial, 'params', v_params);
+END;
+$$;
+
+-- The trial row of an id, locked, or the error for a NULL, unknown or
+-- finished trial.
+CREATE FUNCTION tuner._open_trial(trial bigint)
+RETURNS tuner.trial
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	t tuner.trial;
+	p_trial bigint := $1;
+BEGIN
+	PERFORM tuner._not_null(p_trial, 'trial');
+	SELECT * INTO t FROM tuner.trial WHERE tuner.trial.id = p_trial FOR UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'trial % does not exist', p_trial
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Pass the "trial" id that tuner.suggest_next() returned.';
+	END IF;
+	IF t.state NOT IN ('running', 'queued') THEN
+		RAISE EXCEPTION 'trial % is already %', p_trial, t.state
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = pg_catalog.format('It is trial number %s of study "%s".', t.number,
+											 (SELECT s.name FROM tuner.study s WHERE s.id = t.study_id)),
+				  HINT = 'A trial is reported or failed once; ask tuner.suggest_next() for a new one.';
+	END IF;
+	RETURN t;
+END;
+$$;
+
+-- Record the metrics a trial measured and mark it complete.  The study's
+-- objective must be among them; every metric is kept.
+CREATE FUNCTION tuner.report(trial bigint, metrics jsonb)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	t tuner.trial;
+	s tuner.study;
+	k text;
+	v jsonb;
+	v_value float8;
+	v_metric bigint;
+	v_values float8[] := '{}';
+	v_names text[] := '{}';
+	i int;
+BEGIN
+	PERFORM tuner._not_null($1, 'trial');
+	PERFORM tuner._not_null($2, 'metrics');
+	t := tuner._open_trial($1);
+	SELECT * INTO s FROM tuner.study WHERE id = t.study_id;
+
+	IF pg_catalog.jsonb_typeof($2) <> 'object' THEN
+		RAISE EXCEPTION 'metrics must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof($2)),
+				  HINT = pg_catalog.format('Pass {"metric": value, ...}, for example {"%s": 1.5}.', s.objective);
+	END IF;
+	IF NOT $2 ? s.objective THEN
+		RAISE EXCEPTION 'metrics must include the objective "%"', s.objective
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', $2),
+				  HINT = 'A trial that produced no objective value should be marked with tuner.fail().';
+	END IF;
+
+	FOR k, v IN SELECT key, value FROM pg_catalog.jsonb_each($2) ORDER BY key
+	LOOP
+		IF k = '' THEN
+			RAISE EXCEPTION 'metric names must not be empty'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF pg_catalog.jsonb_typeof(v) <> 'number' THEN
+			IF pg_catalog.jsonb_typeof(v) = 'string'
+			   AND pg_catalog.lower(v #>> '{}') IN ('nan', 'infinity', '+infinity', '-infinity', 'inf', '+inf', '-inf') THEN
+				RAISE EXCEPTION 'metric "%" must be a finite number', k
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('Got %s.', v),
+						  HINT = 'Mark a trial that measured nothing valid with tuner.fail().';
+			END IF;
+			RAISE EXCEPTION 'metric "%" must be a number', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got a JSON %s: %s.', pg_catalog.jsonb_typeof(v), v);
+		END IF;
+		BEGIN
+			v_value := v::float8;
+		EXCEPTION WHEN numeric_value_out_of_range THEN
+			RAISE EXCEPTION 'metric "%" is out of range for double precision', k
+				USING ERRCODE = 'numeric_value_out_of_range';
+		END;
+		v_names := v_names || k;
+		v_values := v_values || v_value;
+	END LOOP;
+
+	FOR i IN 1 .. pg_catalog.cardinality(v_names)
+	LOOP
+		INSERT INTO tuner.metric (study_id, name, role)
+		VALUES (s.id, v_names[i], 'auxiliary')
+		ON CONFLICT (study_id, name) DO NOTHING;
+		SELECT id INTO v_metric FROM tuner.metric
+		 WHERE study_id = s.id AND name = v_names[i];
+		INSERT INTO tuner.observation (trial_id, metric_id, value)
+		VALUES (t.id, v_metric, v_values[i]);
+	END LOOP;
+
+	UPDATE tuner.trial SET state = 'complete', finished_at = pg_catalog.now()
+	 WHERE id = t.id;
+END;
+$$;
+
+-- Mark a running trial as failed, with the reason.  Failed configurations
+-- are never suggested again.
+CREATE FUNCTION tuner.fail(trial bigint, reason text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	t tuner.trial;
+BEGIN
+	t := tuner._open_trial($1);
+	UPDATE tuner.trial SET state = 'failed', error = $2,
+		   finished_at = pg_catalog.now()
+	 WHERE id = t.id;
+END;
+$$;
+
+-- The best complete trial of a study in its direction (no row if none).
+CREATE FUNCTION tuner.best(study text)
+RETURNS TABLE (trial bigint, value float8, params jsonb)
+LANGUAGE plpgsql STABLE
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+BEGIN
+	s := tuner._find_study($1);
+	RETURN QUERY
+	SELECT t.id, ob.value, t.config
+	  FROM tuner.trial t
+	  JOIN tuner.observation ob ON ob.trial_id = t.id
+	  JOIN tuner.metric m ON m.id = ob.metric_id
+	 WHERE t.study_id = s.id AND t.state = 'complete' AND m.name = s.objective
+	 ORDER BY CASE s.direction WHEN 'minimize' THEN ob.value ELSE -ob.value END,
+			  t.number
+	 LIMIT 1;
+END;
+$$;
+
+-------------------------------------------------------------------------------
+-- Low-level Gaussian process
+-------------------------------------------------------------------------------
+
+-- Fit a Matern-5/2 GP to rows of x (n x d) and y (n); returns the model
+-- jsonb in the caller's coordinates.
+CREATE FUNCTION tuner.gp_fit(x float8[], y float8[], options jsonb DEFAULT '{}')
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	k text;
+	r record;
+BEGIN
+	PERFORM tuner._not_null(x, 'x');
+	PERFORM tuner._not_null(y, 'y');
+	PERFORM tuner._not_null(options, 'options');
+	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION 'options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(options));
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(options)
+	LOOP
+		IF k NOT IN ('restarts', 'max_evals', 'seed', 'use_priors', 'min_noise') THEN
+			RAISE EXCEPTION 'unknown gp_fit option "%"', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Known options: restarts, max_evals, seed, use_priors, min_noise.';
+		END IF;
+	END LOOP;
+	IF options ? 'use_priors' AND pg_catalog.jsonb_typeof(options -> 'use_priors') <> 'boolean' THEN
+		RAISE EXCEPTION 'gp_fit option use_priors must be a boolean'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF options ? 'min_noise' AND pg_catalog.jsonb_typeof(options -> 'min_noise') <> 'number' THEN
+		RAISE EXCEPTION 'gp_fit option min_noise must be a number'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+
+	r := tuner._gp_fit(x, y,
+		CASE WHEN options ? 'restarts' THEN tuner._json_int(options -> 'restarts', 'gp_fit option restarts', 1, 1000)::int END,
+		CASE WHEN options ? 'max_evals' THEN tuner._json_int(options -> 'max_evals', 'gp_fit option max_evals', 1, 1000000)::int END,
+		CASE WHEN options ? 'seed' THEN tuner._json_int(options -> 'seed', 'gp_fit option seed',
+														-9223372036854775808, 9223372036854775807) END,
+		(options ->> 'use_priors')::bool,
+		(options -> 'min_noise')::float8);
+
+	RETURN pg_catalog.jsonb_build_object(
+		'kernel', 'matern52',
+		'lengthscales', pg_catalog.to_jsonb(r.lengthscales),
+		'outputscale', r.outputscale,
+		'noise', r.noise,
+		'mean', r.mean,
+		'x', pg_catalog.to_jsonb(x),
+		'y', pg_catalog.to_jsonb(y),
+		'log_likelihood', r.log_likelihood);
+END;
+$$;
+
+-- Posterior mean and standard deviation of the latent function at each
+-- row of x (m x d), in order.
+CREATE FUNCTION tuner.gp_predict(model jsonb, x float8[])
+RETURNS TABLE (mean float8, sd float8)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+#variable_conflict use_column
+DECLARE
+	m record;
+	p record;
+BEGIN
+	m := tuner._model_arrays($1);
+	PERFORM tuner._not_null($2, 'x');
+	p := tuner._gp_predict(m.x, m.y, m.lengthscales, m.outputscale, m.noise,
+						   m.mean, $2);
+	RETURN QUERY
+	SELECT u.mean, u.sd
+	  FROM unnest(p.mean, p.sd) WITH ORDINALITY AS u(mean, sd, i)
+	 ORDER BY u.i;
+END;
+$$;
+
+-- Log marginal likelihood of the model's y under its hyperparameters.
+CREATE FUNCTION tuner.gp_log_likelihood(model jsonb)
+RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	m record;
+BEGIN
+	m := tuner._model_arrays($1);
+	RETURN tuner._gp_log_likelihood(m.x, m.y, m.lengthscales, m.outputscale,
+									m.noise, m.mean);
+END;
+$$;

@@ -1,0 +1,233 @@
+/*
+ * arrays.c
+ *	  Conversions between SQL arrays and the plain C arrays src/core works
+ *	  on, with the input checks every entry point shares (dimensions, NULL
+ *	  elements, NaN and infinity), and the mapping of TunerStatus codes to
+ *	  SQL errors.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+
+#include "tuner_pg.h"
+
+/* Reject an array that is not of the expected element type (internal). */
+static void
+check_element_type(ArrayType *array, Oid type, const char *name)
+{
+	if (ARR_ELEMTYPE(array) != type)
+		elog(ERROR, "%s has element type %u, expected %u", name,
+			 ARR_ELEMTYPE(array), type);
+}
+
+/* Reject NULL elements. */
+static void
+check_no_nulls(ArrayType *array, const char *name)
+{
+	if (array_contains_nulls(array))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("%s must not contain NULL elements", name)));
+}
+
+/* Reject NaN and infinity in n values; cols > 0 names row and column. */
+static void
+check_finite_values(const double *values, int n, int cols, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (isfinite(values[i]))
+			continue;
+		if (cols > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("%s must not contain NaN or infinity", name),
+					 errdetail("Row %d, column %d is %s.", i / cols + 1,
+							   i % cols + 1,
+							   isnan(values[i]) ? "NaN" : "infinite")));
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("%s must not contain NaN or infinity", name),
+					 errdetail("Element %d is %s.", i + 1,
+							   isnan(values[i]) ? "NaN" : "infinite")));
+	}
+}
+
+/* Copy the float8 payload of an array without NULLs. */
+static double *
+copy_float8_payload(ArrayType *array, int n)
+{
+	double *values;
+
+	values = palloc(mul_size(Max(n, 1), sizeof(double)));
+	if (n > 0)
+		memcpy(values, ARR_DATA_PTR(array), mul_size(n, sizeof(double)));
+	return values;
+}
+
+/* A 1-D, non-empty float8[] without NULLs, NaN or infinity. */
+double *
+tuner_array_vector(ArrayType *array, const char *name, int *n)
+{
+	double *values;
+
+	check_element_type(array, FLOAT8OID, name);
+	if (ARR_NDIM(array) == 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("%s must not be empty", name)));
+	if (ARR_NDIM(array) != 1)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("%s must be a one-dimensional array", name),
+						errdetail("It has %d dimensions.", ARR_NDIM(array))));
+	check_no_nulls(array, name);
+	*n = ARR_DIMS(array)[0];
+	values = copy_float8_payload(array, *n);
+	check_finite_values(values, *n, 0, name);
+	return values;
+}
+
+/*
+ * A 2-D float8[] (rows x columns) without NULLs, NaN or infinity.  With
+ * allow_empty, an empty array gives zero rows and zero columns.
+ */
+double *
+tuner_array_matrix(ArrayType *array, const char *name, bool allow_empty,
+				   int *rows, int *cols)
+{
+	double *values;
+	int n;
+
+	check_element_type(array, FLOAT8OID, name);
+	if (ARR_NDIM(array) == 0)
+	{
+		if (!allow_empty)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("%s must not be empty", name)));
+		*rows = 0;
+		*cols = 0;
+		return palloc(sizeof(double));
+	}
+	if (ARR_NDIM(array) == 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s must be a two-dimensional array", name),
+				 errdetail("It is a one-dimensional array of %d elements.",
+						   ARR_DIMS(array)[0]),
+				 errhint("Pass one row per point, for example "
+						 "ARRAY[[0.1, 0.2], [0.3, 0.4]].")));
+	if (ARR_NDIM(array) != 2)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("%s must be a two-dimensional array", name),
+						errdetail("It has %d dimensions.", ARR_NDIM(array))));
+	check_no_nulls(array, name);
+	*rows = ARR_DIMS(array)[0];
+	*cols = ARR_DIMS(array)[1];
+	n = ArrayGetNItems(2, ARR_DIMS(array));
+	values = copy_float8_payload(array, n);
+	check_finite_values(values, n, *cols, name);
+	return values;
+}
+
+/* A 1-D int4[] without NULLs; *n is its length (0 for '{}'). */
+int *
+tuner_array_int4(ArrayType *array, const char *name, int *n)
+{
+	int *values;
+
+	check_element_type(array, INT4OID, name);
+	if (ARR_NDIM(array) > 1)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("%s must be a one-dimensional array", name)));
+	check_no_nulls(array, name);
+	*n = ARR_NDIM(array) == 0 ? 0 : ARR_DIMS(array)[0];
+	values = palloc(mul_size(Max(*n, 1), sizeof(int)));
+	if (*n > 0)
+		memcpy(values, ARR_DATA_PTR(array), mul_size(*n, sizeof(int32)));
+	return values;
+}
+
+/* A 1-D bool[] without NULLs; *n is its length (0 for '{}'). */
+bool *
+tuner_array_bool(ArrayType *array, const char *name, int *n)
+{
+	bool *values;
+
+	check_element_type(array, BOOLOID, name);
+	if (ARR_NDIM(array) > 1)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("%s must be a one-dimensional array", name)));
+	check_no_nulls(array, name);
+	*n = ARR_NDIM(array) == 0 ? 0 : ARR_DIMS(array)[0];
+	values = palloc(mul_size(Max(*n, 1), sizeof(bool)));
+	if (*n > 0)
+		memcpy(values, ARR_DATA_PTR(array), mul_size(*n, sizeof(bool)));
+	return values;
+}
+
+/* A float8[] of n values, in the current memory context. */
+ArrayType *
+tuner_float8_array(const double *values, int n)
+{
+	Datum *datums;
+	int i;
+
+	datums = palloc(mul_size(Max(n, 1), sizeof(Datum)));
+	for (i = 0; i < n; i++)
+		datums[i] = Float8GetDatum(values[i]);
+	return construct_array(datums, n, FLOAT8OID, sizeof(float8),
+						   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+}
+
+/* Reject NaN and infinity in a scalar argument. */
+void
+tuner_check_finite(double value, const char *name)
+{
+	if (!isfinite(value))
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+						errmsg("%s must not be NaN or infinity", name)));
+}
+
+/* Raise the error a failed src/core call recorded in status. */
+void
+tuner_report_status(const TunerStatus *status, const char *what)
+{
+	switch (status->code)
+	{
+		case TUNER_ERR_NOMEM:
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+							errmsg("out of memory in %s: %s", what,
+								   status->message)));
+			break;
+		case TUNER_ERR_INVALID:
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("invalid input to %s: %s", what,
+								   status->message)));
+			break;
+		case TUNER_ERR_NUMERIC:
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("numerical failure in %s: %s", what, status->message),
+				 errhint("The covariance matrix stayed singular; look "
+						 "for extreme values or rescale the inputs.")));
+			break;
+		case TUNER_ERR_EXHAUSTED:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("search space exhausted: %s", status->message),
+					 errhint("Every configuration has been tried; widen the "
+							 "bounds or add parameters or choices.")));
+			break;
+		case TUNER_OK:
+			break;
+	}
+	elog(ERROR, "%s failed with unknown status %d: %s", what,
+		 (int)status->code, status->message);
+}

@@ -1,0 +1,309 @@
+/*
+ * gp_glue.c
+ *	  SQL entry points of the low-level Gaussian process: fit, predict and
+ *	  log marginal likelihood over float8[] data.  The jsonb model format is
+ *	  read and written by the plpgsql wrappers tuner.gp_fit, tuner.gp_predict
+ *	  and tuner.gp_log_likelihood; this file only checks arrays, calls
+ *	  src/core/gp.h in a private memory context and returns the results.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
+
+#include "gp.h"
+#include "tuner_pg.h"
+
+PG_FUNCTION_INFO_V1(tuner_gp_fit_arrays);
+PG_FUNCTION_INFO_V1(tuner_gp_predict_arrays);
+PG_FUNCTION_INFO_V1(tuner_gp_log_likelihood_arrays);
+
+/* Training data and hyperparameters read from SQL arguments. */
+typedef struct GpArgs
+{
+	int n;
+	int d;
+	double *x;
+	double *y;
+	double *lengthscales;
+	double outputscale;
+	double noise;
+	double mean;
+} GpArgs;
+
+/* Raise an error for a NULL argument the wrappers should never pass. */
+static void
+require_arg(FunctionCallInfo fcinfo, int argno, const char *name)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("%s must not be NULL", name)));
+}
+
+/* Read x (n x d) and y (n) and check that they agree. */
+static void
+read_training_data(FunctionCallInfo fcinfo, int xarg, int yarg,
+				   const char *xname, const char *yname, GpArgs *args)
+{
+	int ny;
+
+	require_arg(fcinfo, xarg, xname);
+	require_arg(fcinfo, yarg, yname);
+	args->x = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(xarg), xname, false,
+								 &args->n, &args->d);
+	args->y = tuner_array_vector(PG_GETARG_ARRAYTYPE_P(yarg), yname, &ny);
+	if (ny != args->n)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s and %s have different lengths", xname, yname),
+				 errdetail("%s has %d rows but %s has %d elements.", xname,
+						   args->n, yname, ny)));
+}
+
+/*
+ * Read hyperparameters starting at argument first: lengthscales,
+ * outputscale, noise, mean.
+ */
+static void
+read_hyperparameters(FunctionCallInfo fcinfo, int first, GpArgs *args)
+{
+	int nl;
+	int k;
+
+	require_arg(fcinfo, first, "lengthscales");
+	require_arg(fcinfo, first + 1, "outputscale");
+	require_arg(fcinfo, first + 2, "noise");
+	require_arg(fcinfo, first + 3, "mean");
+
+	args->lengthscales =
+		tuner_array_vector(PG_GETARG_ARRAYTYPE_P(first), "lengthscales", &nl);
+	if (nl != args->d)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("lengthscales must have one element per column of x"),
+				 errdetail("lengthscales has %d elements but x has %d "
+						   "columns.",
+						   nl, args->d)));
+	for (k = 0; k < nl; k++)
+		if (args->lengthscales[k] <= 0.0)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("lengthscales must be positive"),
+							errdetail("Element %d is %g.", k + 1,
+									  args->lengthscales[k])));
+
+	args->outputscale = PG_GETARG_FLOAT8(first + 1);
+	args->noise = PG_GETARG_FLOAT8(first + 2);
+	args->mean = PG_GETARG_FLOAT8(first + 3);
+	tuner_check_finite(args->outputscale, "outputscale");
+	tuner_check_finite(args->noise, "noise");
+	tuner_check_finite(args->mean, "mean");
+	if (args->outputscale <= 0.0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("outputscale must be positive"),
+						errdetail("It is %g.", args->outputscale)));
+	if (args->noise < 0.0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("noise must not be negative"),
+						errdetail("It is %g.", args->noise)));
+}
+
+/* Build and factorise a model from checked arguments. */
+static GpModel *
+prepare_model(const GpArgs *args, const char *what)
+{
+	TunerStatus status;
+	GpModel *model;
+
+	tuner_status_clear(&status);
+	model = gp_model_create(args->n, args->d, &status);
+	if (model == NULL)
+		tuner_report_status(&status, what);
+	memcpy(model->x, args->x,
+		   mul_size(mul_size(args->n, args->d), sizeof(double)));
+	memcpy(model->y, args->y, mul_size(args->n, sizeof(double)));
+	memcpy(model->lengthscales, args->lengthscales,
+		   mul_size(args->d, sizeof(double)));
+	model->outputscale = args->outputscale;
+	model->noise = args->noise;
+	model->mean = args->mean;
+	if (gp_prepare(model, &status) != TUNER_OK)
+		tuner_report_status(&status, what);
+	return model;
+}
+
+/*
+ * tuner._gp_fit(x float8[], y float8[], restarts int, max_evals int,
+ *				 seed bigint, use_priors bool, min_noise float8)
+ * returns (lengthscales, outputscale, noise, mean, log_likelihood) in the
+ * caller's coordinates.  NULL options take the core defaults.
+ */
+Datum
+tuner_gp_fit_arrays(PG_FUNCTION_ARGS)
+{
+	MemoryContext fitcxt;
+	MemoryContext oldcxt;
+	TupleDesc tupdesc;
+	GpFitOptions options;
+	GpArgs args;
+	TunerStatus status;
+	GpModel *model = NULL;
+	Datum values[5];
+	bool nulls[5] = {false, false, false, false, false};
+	ArrayType *lengthscales;
+	double outputscale;
+	double noise;
+	double mean;
+	double log_likelihood;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	fitcxt = AllocSetContextCreate(CurrentMemoryContext, "tuner gp_fit",
+								   ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(fitcxt);
+
+	read_training_data(fcinfo, 0, 1, "x", "y", &args);
+
+	gp_fit_options_init(&options);
+	if (!PG_ARGISNULL(2))
+	{
+		options.restarts = PG_GETARG_INT32(2);
+		if (options.restarts < 1)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("restarts must be at least 1")));
+	}
+	if (!PG_ARGISNULL(3))
+	{
+		options.max_evals = PG_GETARG_INT32(3);
+		if (options.max_evals < 1)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("max_evals must be at least 1")));
+	}
+	if (!PG_ARGISNULL(4))
+		options.seed = (uint64_t)PG_GETARG_INT64(4);
+	if (!PG_ARGISNULL(5))
+		options.use_priors = PG_GETARG_BOOL(5) ? 1 : 0;
+	if (!PG_ARGISNULL(6))
+	{
+		options.min_noise = PG_GETARG_FLOAT8(6);
+		tuner_check_finite(options.min_noise, "min_noise");
+		if (options.min_noise < 0.0)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("min_noise must not be negative")));
+	}
+
+	tuner_status_clear(&status);
+	if (gp_fit(args.x, args.y, args.n, args.d, &options, &model, &status) !=
+		TUNER_OK)
+		tuner_report_status(&status, "gp_fit");
+
+	MemoryContextSwitchTo(oldcxt);
+	lengthscales = tuner_float8_array(model->lengthscales, model->d);
+	outputscale = model->outputscale;
+	noise = model->noise;
+	mean = model->mean;
+	log_likelihood = model->log_likelihood;
+	MemoryContextDelete(fitcxt);
+
+	values[0] = PointerGetDatum(lengthscales);
+	values[1] = Float8GetDatum(outputscale);
+	values[2] = Float8GetDatum(noise);
+	values[3] = Float8GetDatum(mean);
+	values[4] = Float8GetDatum(log_likelihood);
+	tupdesc = BlessTupleDesc(tupdesc);
+	PG_RETURN_DATUM(
+		HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * tuner._gp_predict(x, y, lengthscales, outputscale, noise, mean,
+ *					 xs float8[]) returns (mean float8[], sd float8[]): the
+ * posterior of the latent function at each row of xs.
+ */
+Datum
+tuner_gp_predict_arrays(PG_FUNCTION_ARGS)
+{
+	MemoryContext predcxt;
+	MemoryContext oldcxt;
+	TupleDesc tupdesc;
+	GpArgs args;
+	TunerStatus status;
+	GpModel *model;
+	double *xs;
+	double *mean;
+	double *sd;
+	int m;
+	int dq;
+	Datum values[2];
+	bool nulls[2] = {false, false};
+	ArrayType *mean_array;
+	ArrayType *sd_array;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	predcxt = AllocSetContextCreate(CurrentMemoryContext, "tuner gp_predict",
+									ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(predcxt);
+
+	read_training_data(fcinfo, 0, 1, "x", "y", &args);
+	read_hyperparameters(fcinfo, 2, &args);
+	require_arg(fcinfo, 6, "x");
+	xs = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(6), "x", false, &m, &dq);
+	if (dq != args.d)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+			 errmsg("x must have as many columns as the model's data"),
+			 errdetail("x has %d columns but the model has %d.", dq, args.d)));
+
+	model = prepare_model(&args, "gp_predict");
+	mean = palloc(mul_size(m, sizeof(double)));
+	sd = palloc(mul_size(m, sizeof(double)));
+	tuner_status_clear(&status);
+	if (gp_predict(model, xs, m, mean, sd, &status) != TUNER_OK)
+		tuner_report_status(&status, "gp_predict");
+
+	MemoryContextSwitchTo(oldcxt);
+	mean_array = tuner_float8_array(mean, m);
+	sd_array = tuner_float8_array(sd, m);
+	MemoryContextDelete(predcxt);
+
+	values[0] = PointerGetDatum(mean_array);
+	values[1] = PointerGetDatum(sd_array);
+	tupdesc = BlessTupleDesc(tupdesc);
+	PG_RETURN_DATUM(
+		HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * tuner._gp_log_likelihood(x, y, lengthscales, outputscale, noise, mean)
+ * returns the log marginal likelihood of y under the hyperparameters.
+ */
+Datum
+tuner_gp_log_likelihood_arrays(PG_FUNCTION_ARGS)
+{
+	MemoryContext llcxt;
+	MemoryContext oldcxt;
+	GpArgs args;
+	GpModel *model;
+	double log_likelihood;
+
+	llcxt =
+		AllocSetContextCreate(CurrentMemoryContext, "tuner gp_log_likelihood",
+							  ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(llcxt);
+
+	read_training_data(fcinfo, 0, 1, "x", "y", &args);
+	read_hyperparameters(fcinfo, 2, &args);
+	model = prepare_model(&args, "gp_log_likelihood");
+	log_likelihood = model->log_likelihood;
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(llcxt);
+	PG_RETURN_FLOAT8(log_likelihood);
+}

@@ -1,0 +1,41 @@
+/*
+ * tuner_pg.h
+ *	  Shared helpers of the SQL glue: float8[] <-> double arrays with input
+ *	  checks, and TunerStatus -> ereport.  No numerics live here.
+ */
+#ifndef TUNER_PG_H
+#define TUNER_PG_H
+
+#include "postgres.h"
+
+#include "utils/array.h"
+
+#include "tuner_status.h"
+
+/* A 1-D, non-empty float8[] without NULLs, NaN or infinity. */
+extern double *tuner_array_vector(ArrayType *array, const char *name, int *n);
+
+/*
+ * A 2-D float8[] (rows x columns) without NULLs, NaN or infinity.  With
+ * allow_empty, an empty array ('{}') gives zero rows.
+ */
+extern double *tuner_array_matrix(ArrayType *array, const char *name,
+								  bool allow_empty, int *rows, int *cols);
+
+/* A 1-D int4[] without NULLs; *n is its length (0 for '{}'). */
+extern int *tuner_array_int4(ArrayType *array, const char *name, int *n);
+
+/* A 1-D bool[] without NULLs; *n is its length (0 for '{}'). */
+extern bool *tuner_array_bool(ArrayType *array, const char *name, int *n);
+
+/* A float8[] of n values, in the current memory context. */
+extern ArrayType *tuner_float8_array(const double *values, int n);
+
+/* Reject NaN and infinity in a scalar argument. */
+extern void tuner_check_finite(double value, const char *name);
+
+/* Raise the error a failed src/core call recorded in status. */
+extern void tuner_report_status(const TunerStatus *status, const char *what)
+	pg_attribute_noreturn();
+
+#endif /* TUNER_PG_H */
