@@ -23,13 +23,15 @@ PG_OBJS = \
 	src/pg/tuner.o \
 	src/pg/arrays.o \
 	src/pg/gp_glue.o \
-	src/pg/suggest_glue.o
+	src/pg/suggest_glue.o \
+	src/pg/runner_exec.o \
+	src/pg/worker.o
 
 OBJS = $(CORE_OBJS) $(PG_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report gp branin
+REGRESS = study parameter suggest report gp branin runner
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS += -Isrc/core -Isrc/pg
@@ -45,10 +47,16 @@ include $(PGXS)
 # Every object depends on the headers it may include.
 $(OBJS): $(TUNER_HEADERS)
 
-.PHONY: unittest format format-check
+.PHONY: unittest tapcheck format format-check
 
 unittest:
 	$(MAKE) -C tests/unit run
+
+# TAP tests of the background workers, runners, restarts and pg_cron
+# (tests/t/*.pl).  Needs make install first; run as root or as a user
+# that may run initdb (tests/tap.sh drops to postgres when root).
+tapcheck:
+	bash tests/tap.sh
 
 CLANG_FORMAT ?= clang-format
 FORMAT_FILES = $(wildcard src/core/*.c src/core/*.h src/pg/*.c src/pg/*.h)
@@ -58,3 +66,22 @@ format:
 
 format-check:
 	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES)
+
+# The RocksDB trial runner (a standalone program linked with librocksdb):
+# built with the extension, installed into $(pg_config --bindir).
+RUNNER_ROCKSDB_DIR = src/runners/rocksdb
+
+.PHONY: runner-rocksdb install-runner-rocksdb clean-runner-rocksdb
+
+all: runner-rocksdb
+install: install-runner-rocksdb
+clean: clean-runner-rocksdb
+
+runner-rocksdb:
+	$(MAKE) -C $(RUNNER_ROCKSDB_DIR) PG_CONFIG=$(PG_CONFIG)
+
+install-runner-rocksdb: runner-rocksdb
+	$(MAKE) -C $(RUNNER_ROCKSDB_DIR) install PG_CONFIG=$(PG_CONFIG)
+
+clean-runner-rocksdb:
+	$(MAKE) -C $(RUNNER_ROCKSDB_DIR) clean

@@ -14,6 +14,7 @@ PACKAGES=(
 	libnlopt-dev
 	clang-format
 	libipc-run-perl
+	postgresql-15-cron
 	libxml2-utils
 	python3
 	python3-numpy
@@ -21,6 +22,9 @@ PACKAGES=(
 	python3-sklearn
 	python3-optuna
 	python3-psycopg2
+	librocksdb-dev
+	libjansson-dev
+	rocksdb-tools
 )
 
 if [ "$(id -u)" -ne 0 ]; then

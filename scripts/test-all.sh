@@ -5,7 +5,10 @@
 #   build      compile with -Wall -Wextra -Werror and assertions
 #   format     clang-format check of src/ (fails on any difference)
 #   unit       C unit tests of src/core (make unittest)
+#   runner-rocksdb  tests/runners/test_rocksdb.sh (tuner_rocksdb, real db_bench)
 #   install    make install
+#   tap        TAP tests (tests/tap.sh: background workers, runners,
+#              crash/restart, pg_cron) in their own clusters, as postgres
 #   regress    pg_regress (make installcheck) in a throwaway cluster
 #   concurrency, reference/*.py in the same throwaway cluster
 # Exits non-zero when any suite fails; the last line is "N passed, N failed".
@@ -89,7 +92,11 @@ fi
 suite build build
 suite format format_check
 suite unit make unittest
+# RocksDB runner: real db_bench + librocksdb, short trials (~1-2 min).
+suite runner-rocksdb bash tests/runners/test_rocksdb.sh
 if suite install make install; then
+	# TAP clusters of their own (PostgreSQL::Test::Cluster, run as postgres).
+	suite tap bash tests/tap.sh
 	export RESULTS PYTHON
 	export -f suite in_cluster
 	# -t: a temporary cluster even as root; the server runs as postgres.

@@ -1,0 +1,620 @@
+/*
+ * runner_exec.c
+ *	  Run a runner program from a server process (a tuner background worker
+ *	  or a session in tuner.step), never through a shell.
+ *
+ *	  The child gets its own process group (setpgid), an empty signal mask
+ *	  with default handlers, PR_SET_PDEATHSIG where available, no inherited
+ *	  file descriptors besides 0, 1 and 2, and runs in the system's temporary
+ *	  directory.  Its stdin is a file holding the configuration; its stdout
+ *	  and stderr go to files.  The files live in base/pgsql_tmp and are
+ *	  unlinked as soon as they are opened, so nothing is left behind.
+ *
+ *	  The parent polls with waitid(WNOWAIT) between WaitLatch() naps and
+ *	  CHECK_FOR_INTERRUPTS().  At the deadline, or when the caller's check
+ *	  asks to stop, the whole group gets SIGTERM, then SIGKILL after the
+ *	  grace period.  When the runner exits, whatever is left of its group is
+ *	  killed before the child is reaped (the zombie keeps the group id from
+ *	  being reused).  An error or cancel while it runs kills the group before
+ *	  the error propagates; a FATAL exit kills it from a before_shmem_exit
+ *	  callback.
+ *
+ *	  State: one runner at a time per process (active_pgid).
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef HAVE_SYS_PRCTL_H
+#include <sys/prctl.h>
+#endif
+
+#include "catalog/pg_authid_d.h"
+#include "fmgr.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#include "runner_exec.h"
+
+PG_FUNCTION_INFO_V1(tuner_check_program_privilege);
+
+/* Process group of the runner now running in this process, or 0. */
+static pid_t active_pgid = 0;
+static bool exit_callback_registered = false;
+
+/* The runner's stdin, stdout and stderr files (static: kept over longjmp). */
+static int scratch_fds[3] = {-1, -1, -1};
+
+/* Longest nap between two looks at the child, in milliseconds. */
+#define TUNER_POLL_MAX_MS 100
+
+/*
+ * before_shmem_exit callback: a process that exits (FATAL, postmaster
+ * death, pg_terminate_backend of a session) takes its runner's whole
+ * process group with it.
+ */
+static void
+kill_active_runner(int code, Datum arg)
+{
+	if (active_pgid > 0)
+	{
+		(void)kill(-active_pgid, SIGKILL);
+		(void)waitpid(active_pgid, NULL, 0);
+		active_pgid = 0;
+	}
+}
+
+/* See runner_exec.h. */
+void
+tuner_check_program_privilege_for(const char *action)
+{
+	if (!has_privs_of_role(GetUserId(), ROLE_PG_EXECUTE_SERVER_PROGRAM))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to %s", action),
+			 errdetail(
+				 "Only superusers and roles with privileges of the \"%s\" role may make the server run programs.",
+				 "pg_execute_server_program"),
+			 errhint(
+				 "A superuser can run GRANT pg_execute_server_program TO %s.",
+				 quote_identifier(GetUserNameFromId(GetUserId(), false)))));
+}
+
+/*
+ * tuner._check_program_privilege(action text): the privilege check for
+ * the SQL functions that register or run runners.
+ */
+Datum
+tuner_check_program_privilege(PG_FUNCTION_ARGS)
+{
+	tuner_check_program_privilege_for(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	PG_RETURN_VOID();
+}
+
+/* Is path an executable regular file? */
+static bool
+is_executable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		   access(path, X_OK) == 0;
+}
+
+/*
+ * The file to execute for a registered program: an absolute path as it
+ * is, a bare name from PostgreSQL's bindir, then from the server's PATH.
+ * NULL (with *why set) when there is none.
+ */
+static char *
+resolve_program(const char *program, char **why)
+{
+	char bindir[MAXPGPATH];
+	char *candidate;
+	const char *path_env;
+
+	if (program[0] == '/')
+	{
+		if (is_executable_file(program))
+			return pstrdup(program);
+		*why = psprintf("runner program \"%s\" is not an executable file",
+						program);
+		return NULL;
+	}
+
+	strlcpy(bindir, my_exec_path, sizeof(bindir));
+	get_parent_directory(bindir);
+	candidate = psprintf("%s/%s", bindir, program);
+	if (is_executable_file(candidate))
+		return candidate;
+
+	path_env = getenv("PATH");
+	if (path_env == NULL)
+		path_env = "/usr/local/bin:/usr/bin:/bin"; /* execvp's default */
+	{
+		char *copy = pstrdup(path_env);
+		char *save = NULL;
+		char *dir;
+
+		for (dir = strtok_r(copy, ":", &save); dir != NULL;
+			 dir = strtok_r(NULL, ":", &save))
+		{
+			if (dir[0] != '/')
+				continue; /* never relative to the data directory */
+			candidate = psprintf("%s/%s", dir, program);
+			if (is_executable_file(candidate))
+				return candidate;
+		}
+	}
+	*why = psprintf(
+		"runner program \"%s\" was not found in PostgreSQL's bindir (%s) or the server's PATH",
+		program, bindir);
+	return NULL;
+}
+
+/* Open an anonymous scratch file (created and unlinked in pgsql_tmp). */
+static int
+open_scratch_file(const char *tag)
+{
+	static uint32 counter = 0;
+	const char *dir = "base/" PG_TEMP_FILES_DIR;
+	char path[MAXPGPATH];
+	int fd;
+
+	if (MakePGDirectory(dir) < 0 && errno != EEXIST)
+		ereport(ERROR, (errcode_for_file_access(),
+						errmsg("could not create directory \"%s\": %m", dir)));
+	snprintf(path, sizeof(path), "%s/%s%d.tuner.%u.%s", dir,
+			 PG_TEMP_FILE_PREFIX, MyProcPid, counter++, tag);
+	ReserveExternalFD();
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, S_IRUSR | S_IWUSR);
+	if (fd < 0)
+	{
+		int save_errno = errno;
+
+		ReleaseExternalFD();
+		errno = save_errno;
+		ereport(ERROR, (errcode_for_file_access(),
+						errmsg("could not create file \"%s\": %m", path)));
+	}
+	(void)unlink(path);
+	return fd;
+}
+
+/* Close the scratch files that are open. */
+static void
+close_scratch_files(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (fds[i] >= 0)
+		{
+			close(fds[i]);
+			ReleaseExternalFD();
+			fds[i] = -1;
+		}
+	}
+}
+
+/* Write all of buf to fd. */
+static void
+write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0)
+	{
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			ereport(ERROR, (errcode_for_file_access(),
+							errmsg("could not write the runner's input: %m")));
+		}
+		buf += n;
+		len -= n;
+	}
+}
+
+/*
+ * The bytes as text in the server encoding: NUL bytes and invalid
+ * sequences become '?'.  With from_middle, a sequence cut at the start is
+ * skipped.
+ */
+static char *
+clean_text(const char *buf, size_t len, bool from_middle)
+{
+	int encoding = GetDatabaseEncoding();
+	StringInfoData out;
+	size_t i = 0;
+
+	if (from_middle && encoding == PG_UTF8)
+		while (i < len && (((unsigned char)buf[i]) & 0xC0) == 0x80)
+			i++;
+	initStringInfo(&out);
+	while (i < len)
+	{
+		if (buf[i] == '\0')
+		{
+			appendStringInfoChar(&out, '?');
+			i++;
+		}
+		else if (!IS_HIGHBIT_SET(buf[i]))
+			appendStringInfoChar(&out, buf[i++]);
+		else
+		{
+			int l = pg_encoding_verifymbchar(encoding, buf + i,
+											 (int)Min(len - i, 8));
+
+			if (l <= 0)
+			{
+				appendStringInfoChar(&out, '?');
+				i++;
+			}
+			else
+			{
+				appendBinaryStringInfo(&out, buf + i, l);
+				i += l;
+			}
+		}
+	}
+	return out.data;
+}
+
+/*
+ * Read a scratch file: its first max bytes (setting *truncated when there
+ * were more), or with tail its last max bytes.
+ */
+static char *
+read_scratch_file(int fd, size_t max, bool tail, bool *truncated)
+{
+	struct stat st;
+	size_t size;
+	size_t len;
+	off_t off = 0;
+	char *buf;
+	size_t got = 0;
+
+	if (fstat(fd, &st) != 0)
+		ereport(ERROR, (errcode_for_file_access(),
+						errmsg("could not read the runner's output: %m")));
+	size = (size_t)st.st_size;
+	len = size;
+	if (size > max)
+	{
+		len = max;
+		if (tail)
+			off = (off_t)(size - max);
+		else if (truncated != NULL)
+			*truncated = true;
+	}
+	buf = palloc(add_size(len, 1));
+	while (got < len)
+	{
+		ssize_t n = pread(fd, buf + got, len - got, off + (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			ereport(ERROR, (errcode_for_file_access(),
+							errmsg("could not read the runner's output: %m")));
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return clean_text(buf, got, off > 0);
+}
+
+/* Write a message to fd 2 of the child (no allocation, no stdio). */
+static void
+child_message(const char *a, const char *b, const char *c)
+{
+	const char *parts[3] = {a, b, c};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (parts[i] != NULL && write(2, parts[i], strlen(parts[i])) < 0)
+			return;
+}
+
+/*
+ * In the forked child: become a process group of its own, reset every
+ * signal, take the scratch files as 0, 1 and 2, close everything else and
+ * exec.  Never returns into PostgreSQL code.
+ */
+static void
+child_exec(const char *path, char **argv, int in_fd, int out_fd, int err_fd,
+		   pid_t parent)
+{
+	struct sigaction sa;
+	sigset_t empty;
+	int sig;
+	long maxfd;
+	int fd;
+
+	(void)setpgid(0, 0);
+#if defined(HAVE_SYS_PRCTL_H) && defined(PR_SET_PDEATHSIG)
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+#endif
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)sigaction(sig, &sa, NULL);
+	sigemptyset(&empty);
+	(void)sigprocmask(SIG_SETMASK, &empty, NULL);
+
+	if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+		_exit(127);
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
+#endif
+	{
+		maxfd = sysconf(_SC_OPEN_MAX);
+		if (maxfd < 0 || maxfd > 65536)
+			maxfd = 65536;
+		for (fd = 3; fd < maxfd; fd++)
+			(void)close(fd);
+	}
+	if (chdir(P_tmpdir) != 0 && chdir("/") != 0)
+		_exit(127);
+
+	execv(path, argv);
+	child_message("tuner: could not execute \"", path, "\": ");
+	child_message(strerror(errno), "\n", NULL);
+	_exit(127);
+}
+
+/* Milliseconds from start to now. */
+static long
+ms_since(TimestampTz start)
+{
+	return TimestampDifferenceMilliseconds(start, GetCurrentTimestamp());
+}
+
+/*
+ * Wait for the child of group pid, enforcing the deadline and the
+ * caller's check.  Returns when the child has exited (not yet reaped).
+ */
+static void
+wait_for_runner(const TunerRunSpec *spec, pid_t pid, TimestampTz start,
+				TunerRunResult *result)
+{
+	long timeout_ms = (long)Min(spec->timeout_s * 1000.0, 1e12);
+	long grace_ms = (long)Min(spec->grace_s * 1000.0, 1e12);
+	long last_slow_ms = 0;
+	long kill_at_ms = 0;
+	long poll_ms = 5;
+	bool term_sent = false;
+	bool kill_sent = false;
+
+	for (;;)
+	{
+		siginfo_t info;
+		long elapsed_ms;
+
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0)
+		{
+			if (info.si_pid == pid)
+				return;
+		}
+		else if (errno != EINTR)
+			elog(ERROR, "waitid failed for runner process %d: %m", (int)pid);
+
+		elapsed_ms = ms_since(start);
+		if (!term_sent)
+		{
+			const char *reason = NULL;
+
+			if (spec->check != NULL)
+			{
+				bool slow = elapsed_ms - last_slow_ms >= 1000;
+
+				if (slow)
+					last_slow_ms = elapsed_ms;
+				reason =
+					spec->check(spec->check_arg, slow, elapsed_ms / 1000.0);
+			}
+			if (reason != NULL)
+				result->stop_reason = reason;
+			else if (elapsed_ms >= timeout_ms)
+				result->timed_out = true;
+			if (reason != NULL || result->timed_out)
+			{
+				(void)kill(-pid, SIGTERM);
+				term_sent = true;
+				kill_at_ms = elapsed_ms + grace_ms;
+			}
+		}
+		else if (!kill_sent && elapsed_ms >= kill_at_ms)
+		{
+			(void)kill(-pid, SIGKILL);
+			kill_sent = true;
+		}
+
+		(void)WaitLatch(MyLatch,
+						WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						poll_ms, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		poll_ms = Min(poll_ms * 2, TUNER_POLL_MAX_MS);
+	}
+}
+
+/* Create the scratch files and write the runner's input. */
+static void
+prepare_scratch_files(const TunerRunSpec *spec)
+{
+	int *fds = scratch_fds;
+
+	PG_TRY();
+	{
+		fds[0] = open_scratch_file("in");
+		fds[1] = open_scratch_file("out");
+		fds[2] = open_scratch_file("err");
+		write_all(fds[0], spec->input, strlen(spec->input));
+		if (lseek(fds[0], 0, SEEK_SET) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not rewind the runner's input: %m")));
+	}
+	PG_CATCH();
+	{
+		close_scratch_files(fds, 3);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * wait_for_runner, but an error or cancel kills the group, reaps the child
+ * and closes the files before it propagates.
+ */
+static void
+wait_guarded(const TunerRunSpec *spec, pid_t pid, TimestampTz start,
+			 TunerRunResult *result)
+{
+	PG_TRY();
+	{
+		wait_for_runner(spec, pid, start, result);
+	}
+	PG_CATCH();
+	{
+		(void)kill(-pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
+		active_pgid = 0;
+		close_scratch_files(scratch_fds, 3);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/* Read stdout and the tail of stderr, then close the files. */
+static void
+read_outputs(TunerRunResult *result)
+{
+	PG_TRY();
+	{
+		result->out = read_scratch_file(scratch_fds[1], TUNER_STDOUT_MAX,
+										false, &result->out_truncated);
+		result->err_tail =
+			read_scratch_file(scratch_fds[2], TUNER_STDERR_TAIL, true, NULL);
+	}
+	PG_CATCH();
+	{
+		close_scratch_files(scratch_fds, 3);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	close_scratch_files(scratch_fds, 3);
+}
+
+/* See runner_exec.h. */
+void
+tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
+{
+	char *path;
+	char *why = NULL;
+	char **argv;
+	int *fds = scratch_fds;
+	pid_t parent = getpid();
+	sigset_t all;
+	sigset_t old;
+	pid_t pid;
+	int fork_errno;
+	int status = 0;
+	TimestampTz start;
+	int i;
+
+	memset(result, 0, sizeof(*result));
+	result->exit_code = -1;
+	result->out = "";
+	result->err_tail = "";
+
+	tuner_check_program_privilege_for("run a runner");
+	if (active_pgid != 0)
+		elog(ERROR, "a runner is already running in this process");
+	close_scratch_files(fds, 3); /* none are open; never leak */
+
+	path = resolve_program(spec->program, &why);
+	if (path == NULL)
+	{
+		result->exit_text = why;
+		return;
+	}
+	argv = palloc(mul_size(spec->nargs + 2, sizeof(char *)));
+	argv[0] = pstrdup(spec->program);
+	for (i = 0; i < spec->nargs; i++)
+		argv[i + 1] = pstrdup(spec->args[i]);
+	argv[spec->nargs + 1] = NULL;
+
+	if (!exit_callback_registered)
+	{
+		before_shmem_exit(kill_active_runner, (Datum)0);
+		exit_callback_registered = true;
+	}
+	prepare_scratch_files(spec);
+
+	/* No PostgreSQL signal handler may run in the child. */
+	fflush(NULL);
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = fork();
+	if (pid == 0)
+		child_exec(path, argv, fds[0], fds[1], fds[2], parent);
+	fork_errno = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0)
+	{
+		close_scratch_files(fds, 3);
+		errno = fork_errno;
+		ereport(ERROR, (errcode(ERRCODE_SYSTEM_ERROR),
+						errmsg("could not fork the runner process: %m")));
+	}
+	/* Also here, so that the group exists before we may signal it. */
+	(void)setpgid(pid, pid);
+	active_pgid = pid;
+	result->started = true;
+	start = GetCurrentTimestamp();
+
+	wait_guarded(spec, pid, start, result);
+
+	/* Whatever the runner left in its group goes with it. */
+	(void)kill(-pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0)
+	{
+		if (errno != EINTR)
+		{
+			active_pgid = 0;
+			close_scratch_files(fds, 3);
+			elog(ERROR, "waitpid failed for runner process %d: %m", (int)pid);
+		}
+	}
+	active_pgid = 0;
+	result->elapsed_s = ms_since(start) / 1000.0;
+	result->exit_status = status;
+	if (WIFEXITED(status))
+		result->exit_code = WEXITSTATUS(status);
+	result->exit_text = wait_result_to_str(status);
+	if (strncmp(result->exit_text, "child process ", 14) == 0)
+		result->exit_text += 14;
+	read_outputs(result);
+}

@@ -1,0 +1,292 @@
+#!/bin/bash
+# test_rocksdb.sh: tests of tuner_rocksdb, the RocksDB trial runner, with
+# the real db_bench and librocksdb (no mocks).  Prints "N passed, N failed"
+# and exits non-zero on any failure.  About 1-2 minutes.
+#
+#   bash tests/runners/test_rocksdb.sh [path/to/tuner_rocksdb]
+#
+# Runs as root (CI) or as any user; when run as root and a "postgres" user
+# exists, one trial also runs as postgres with the default work directory.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+RUNNER=${1:-$ROOT/src/runners/rocksdb/tuner_rocksdb}
+FIXTURES=$ROOT/tests/runners/fixtures
+PY=/usr/bin/python3
+
+if [ ! -x "$RUNNER" ]; then
+	make -s -C "$ROOT/src/runners/rocksdb" || exit 1
+fi
+
+WORK=$(mktemp -d /tmp/tuner_rocksdb_test.XXXXXX)
+# A small base DB keeps the one-time fill short in CI.
+NUM_KEYS=${TUNER_TEST_NUM_KEYS:-300000}
+trap 'rm -rf "$WORK"' EXIT
+
+passed=0
+failed=0
+ok() {
+	echo "ok - $1"
+	passed=$((passed + 1))
+}
+not_ok() {
+	echo "not ok - $1"
+	[ -n "${2:-}" ] && echo "$2" | sed 's/^/    /'
+	failed=$((failed + 1))
+}
+# check NAME CMD...: pass when CMD succeeds.
+check() {
+	local name=$1
+	shift
+	local out
+	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
+}
+
+settings() { # settings DURATION [extra json members]
+	echo "\"_settings\": {\"duration_s\": $1, \"work_dir\": \"$WORK/wd\", \"num_keys\": $NUM_KEYS${2:+, $2}}"
+}
+
+# --- LOG parsing of a real LOG excerpt against an independent reading ----
+logcheck() { # logcheck FILE...: runner's --parse-log equals python's count
+	"$RUNNER" --parse-log "$@" > "$WORK/parse.json" || return 1
+	$PY - "$WORK/parse.json" "$@" <<'EOF'
+import json, sys
+got = json.load(open(sys.argv[1]))
+flush = comp = moves = 0
+fbytes = cbytes = 0.0
+l0l1 = []
+for path in sys.argv[2:]:
+    fjobs, l0jobs = set(), set()
+    for line in open(path, errors="replace"):
+        if line.startswith("== "):       # LOG.excerpt: next LOG file
+            fjobs, l0jobs = set(), set()
+        if "EVENT_LOG_v1 " not in line:
+            continue
+        ev = json.loads(line.split("EVENT_LOG_v1 ", 1)[1])
+        e, job = ev.get("event"), ev.get("job")
+        if e == "flush_started": fjobs.add(job)
+        elif e == "flush_finished": flush += 1
+        elif e == "table_file_creation" and job in fjobs: fbytes += ev["file_size"]
+        elif e == "trivial_move": moves += 1
+        elif e == "compaction_started" and ev.get("files_L0"): l0jobs.add(job)
+        elif e == "compaction_finished":
+            comp += 1
+            cbytes += ev["total_output_size"]
+            if ev["output_level"] == 1 and job in l0jobs:
+                l0l1.append(ev["compaction_time_micros"] / 1000.0)
+want = {"flush_count": flush, "compaction_count": comp, "trivial_moves": moves,
+        "flush_bytes": fbytes, "compaction_bytes": cbytes}
+for k, v in want.items():
+    assert abs(got[k] - v) < 1e-6, (k, got[k], v)
+assert len(got["l0_l1_compaction_ms"]) == len(l0l1), (got, l0l1)
+for a, b in zip(sorted(got["l0_l1_compaction_ms"]), sorted(l0l1)):
+    assert abs(a - b) < 1e-9, (a, b)
+if l0l1:
+    import statistics
+    s = sorted(l0l1); r = 0.99 * (len(s) - 1); lo = int(r)
+    p99 = s[-1] if lo >= len(s) - 1 else s[lo] + (r - lo) * (s[lo + 1] - s[lo])
+    assert abs(got["p99_l0_l1_compaction_ms"] - p99) < 1e-6, (got, p99)
+else:
+    assert got["p99_l0_l1_compaction_ms"] is None
+assert got["bad_lines"] == 0, got
+print(got)
+EOF
+}
+check "LOG parsing: fixture $(basename "$FIXTURES"/LOG.mixgraph-7.8.3)" \
+	logcheck "$FIXTURES/LOG.mixgraph-7.8.3"
+check "LOG parsing: fixture has flushes and L0->L1 compactions" \
+	$PY -c "import json,sys; d=json.load(open('$WORK/parse.json')); sys.exit(not (d['flush_count'] >= 5 and len(d['l0_l1_compaction_ms']) >= 2))"
+
+# --- bad input --------------------------------------------------------------
+badinput() { # badinput NAME INPUT EXPECTED-STDERR-SUBSTRING
+	local rc
+	echo "$2" | "$RUNNER" > "$WORK/bad.out" 2> "$WORK/bad.err"
+	rc=$?
+	if [ "$rc" -ne 2 ]; then
+		not_ok "$1" "exit status $rc, want 2; stderr: $(cat "$WORK/bad.err")"
+	elif [ -s "$WORK/bad.out" ]; then
+		not_ok "$1" "stdout not empty: $(cat "$WORK/bad.out")"
+	elif ! tail -1 "$WORK/bad.err" | grep -qF -- "$3"; then
+		not_ok "$1" "last stderr line lacks '$3': $(cat "$WORK/bad.err")"
+	else
+		ok "$1: $(tail -1 "$WORK/bad.err")"
+	fi
+}
+badinput "bad input: unknown parameter" '{"cache_size": 8388608}' 'unknown parameter "cache_size"'
+badinput "bad input: garbage" 'this is not json' 'input is not valid JSON'
+badinput "bad input: truncated JSON" '{"block_size": 4096' 'input is not valid JSON'
+badinput "bad input: empty" '' 'input is not valid JSON'
+badinput "bad input: not an object" '[1, 2]' 'must be a JSON object'
+badinput "bad input: non-numeric value" '{"block_size": "big"}' '"block_size" in the configuration must be a number, not a string'
+badinput "bad input: non-integer" '{"write_buffer_size": 1.5}' 'must be an integer'
+badinput "bad input: out of range" '{"max_write_buffer_number": 0}' 'outside the accepted range'
+badinput "bad input: bad settings" '{"_settings": {"duration_s": "long"}}' '_settings.duration_s must be an integer'
+badinput "bad input: bad default_config" '{"_settings": {"default_config": {"nope": 1}}}' 'unknown parameter "nope" in _settings.default_config'
+
+# --- end to end: real db_bench, short trials ----------------------------------
+METRICS="ops_per_sec ops_per_sec_with_compaction write_amp p99_block_read_us p99_l0_l1_compaction_ms stall_ms flush_count compaction_count cpu_s"
+
+# validate OUT [paired]: one JSON object, every metric a finite number or null.
+validate() {
+	$PY - "$1" "${2:-}" "$METRICS" <<'EOF'
+import json, math, os, sys
+text = open(sys.argv[1]).read()
+d = json.loads(text)                     # stdout is exactly one JSON object
+assert text.strip().startswith("{") and text.strip().endswith("}")
+names = sys.argv[3].split()
+if sys.argv[2] == "paired":
+    names += ["ops_per_sec_default", "ratio_to_default"]
+for k in names:
+    assert k in d, "missing " + k
+    v = d[k]
+    assert v is None or (isinstance(v, (int, float)) and math.isfinite(v)), (k, v)
+for k, v in d.items():
+    if not k.startswith("_"):
+        assert v is None or isinstance(v, (int, float)), (k, v)
+assert d["ops_per_sec"] > 0 and d["ops_per_sec_with_compaction"] > 0
+assert d["ops_per_sec_with_compaction"] <= d["ops_per_sec"] * 1.05
+assert d["cpu_s"] > 0 and d["write_amp"] > 0 and d["p99_block_read_us"] > 0
+assert d["flush_count"] >= 1, d          # the final flush at least
+if sys.argv[2] == "paired":
+    assert d["ratio_to_default"] > 0
+for r in d["_diagnostics"]["runs"]:
+    assert os.path.isfile(r["db_bench_out"]) and os.path.isfile(r["log_excerpt"])
+    assert r["db_bench_result"].startswith("mixgraph")
+    assert r["gets"] > r["puts"] > r["seeks"] > 0, r   # 85/14/1 mix
+    assert r["reads_found"] == r["reads_total"], r     # every Get hits
+    assert not os.path.exists(os.path.join(r["dir"], "db"))  # DB removed
+print({k: d[k] for k in names})
+EOF
+}
+
+run_trial() { # run_trial NAME INPUT OUT
+	local rc
+	echo "$2" | "$RUNNER" > "$3" 2> "$3.err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		not_ok "$1" "exit status $rc: $(tail -3 "$3.err")"
+		return 1
+	fi
+	check "$1" validate "$3"
+}
+
+run_trial "end to end: trial 1 (defaults, 3 s, builds the base DB)" \
+	"{$(settings 3)}" "$WORK/t1.json"
+
+# A configuration RocksDB corrects: stop trigger below slowdown (raised to
+# it), tiny write buffer (raised to 64 KiB), merge > buffers (lowered to 1).
+CORR='"level0_stop_writes_trigger": 5, "level0_slowdown_writes_trigger": 20, "write_buffer_size": 1000, "max_write_buffer_number": 2, "min_write_buffer_number_to_merge": 4, "block_size": 8192'
+run_trial "end to end: trial 2 (corrected config, 3 s)" \
+	"{$CORR, $(settings 3)}" "$WORK/t2.json"
+check "effective options: corrections reported" $PY - "$WORK/t2.json" <<'EOF'
+import json, sys
+e = json.load(open(sys.argv[1]))["_effective"]
+c = e["corrected"]
+assert c["level0_stop_writes_trigger"] == {"requested": 5, "effective": 20}, c
+assert c["write_buffer_size"] == {"requested": 1000, "effective": 65536}, c
+assert c["min_write_buffer_number_to_merge"]["effective"] == 1, c
+assert "block_size" not in c and e["effective"]["block_size"] == 8192, e
+assert set(c) == {"level0_stop_writes_trigger", "write_buffer_size",
+                  "min_write_buffer_number_to_merge"}, c
+print(c)
+EOF
+check "effective options: defaults are not corrected" $PY -c "
+import json; e = json.load(open('$WORK/t1.json'))['_effective']
+assert e['corrected'] == {}, e['corrected']; assert e['requested'] == e['effective']"
+
+# The LOG excerpt the runner kept is a real LOG: parse it both ways.
+EXCERPT=$($PY -c "import json; print(json.load(open('$WORK/t2.json'))['_diagnostics']['runs'][0]['log_excerpt'])")
+check "LOG parsing: excerpt kept from trial 2" logcheck "$EXCERPT"
+check "LOG parsing: runner metrics match its LOG" $PY -c "
+import json; d = json.load(open('$WORK/t2.json')); p = json.load(open('$WORK/parse.json'))
+assert d['flush_count'] == p['flush_count'] and d['compaction_count'] == p['compaction_count'], (d, p)"
+
+run_trial "end to end: paired trial (default vs default, 3 s)" \
+	"{$(settings 3 '"paired": true')}" "$WORK/t3.json"
+check "paired: default and trial runs interleaved" $PY -c "
+import json; d = json.load(open('$WORK/t3.json'))
+roles = [r['role'] for r in d['_diagnostics']['runs']]
+assert roles == ['default', 'trial'], roles"
+
+# A db_bench that fails gives its exit status as the reason.
+echo "{$(settings 3 '"db_bench": "/bin/false"')}" | "$RUNNER" > "$WORK/f.out" 2> "$WORK/f.err"
+rc=$?
+if [ "$rc" -eq 1 ] && [ ! -s "$WORK/f.out" ] && tail -1 "$WORK/f.err" | grep -q 'db_bench exited with status 1'; then
+	ok "failure: db_bench exit status -> exit 1: $(tail -1 "$WORK/f.err")"
+else
+	not_ok "failure: db_bench exit status" "rc=$rc $(cat "$WORK/f.err")"
+fi
+echo "{$(settings 3 "\"db_bench\": \"$WORK/no-such-db_bench\"")}" |
+	"$RUNNER" > "$WORK/f.out" 2> "$WORK/f.err"
+rc=$?
+if [ "$rc" -eq 1 ] && tail -1 "$WORK/f.err" | grep -q 'is not executable'; then
+	ok "failure: missing db_bench -> exit 1: $(tail -1 "$WORK/f.err")"
+else
+	not_ok "failure: missing db_bench" "rc=$rc $(cat "$WORK/f.err")"
+fi
+
+# --- SIGTERM during a run -------------------------------------------------------
+sigterm_test() {
+	local pid child rc i
+	echo "{$(settings 60)}" | setsid "$RUNNER" > "$WORK/s.out" 2> "$WORK/s.err" &
+	pid=$!
+	child=
+	for i in $(seq 1 300); do
+		child=$(pgrep -P "$pid" -x db_bench || true)
+		[ -n "$child" ] && break
+		sleep 0.1
+	done
+	if [ -z "$child" ]; then
+		kill -KILL "$pid" 2>/dev/null
+		echo "db_bench never started"
+		return 1
+	fi
+	sleep 1
+	kill -TERM "$pid" # the runner only, not its group: it must stop db_bench
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" "$child" 2>/dev/null
+		echo "runner still running 10 s after SIGTERM"
+		return 1
+	fi
+	wait "$pid"
+	rc=$?
+	if kill -0 "$child" 2>/dev/null; then
+		kill -KILL "$child"
+		echo "db_bench $child survived"
+		return 1
+	fi
+	[ "$rc" -ne 0 ] || { echo "exit status 0"; return 1; }
+	[ ! -s "$WORK/s.out" ] || { echo "stdout not empty"; return 1; }
+	tail -1 "$WORK/s.err" | grep -q 'terminated by signal 15' || {
+		cat "$WORK/s.err"
+		return 1
+	}
+	echo "exit $rc: $(tail -1 "$WORK/s.err")"
+}
+check "SIGTERM during a run: db_bench gone, non-zero exit" sigterm_test
+
+# --- the production user ----------------------------------------------------
+if [ "$(id -u)" -eq 0 ] && id postgres > /dev/null 2>&1; then
+	PGTMP=$(mktemp -d /tmp/tuner_rocksdb_pgtest.XXXXXX)
+	chown postgres "$PGTMP"
+	# TMPDIR points at a fresh dir so the default work dir
+	# ($TMPDIR/tuner_rocksdb-<uid>) is created by postgres itself.
+	echo '{"_settings": {"duration_s": 3, "num_keys": 100000}}' |
+		runuser -u postgres -- env TMPDIR="$PGTMP" "$RUNNER" > "$WORK/pg.json" 2> "$WORK/pg.err"
+	rc=$?
+	if [ "$rc" -eq 0 ] && validate "$WORK/pg.json" > /dev/null 2>&1 &&
+		[ "$(stat -c '%U %a' "$PGTMP/tuner_rocksdb-$(id -u postgres)")" = "postgres 700" ]; then
+		ok "runs as postgres with the default work dir (mode 700)"
+	else
+		not_ok "runs as postgres" "rc=$rc $(tail -3 "$WORK/pg.err")"
+	fi
+	rm -rf "$PGTMP"
+fi
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
