@@ -301,6 +301,7 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 warm_lengthscales float8[],
 									 warm_outputscale float8,
 									 warm_noise float8,
+									 warm_mean float8 DEFAULT NULL,
 									 OUT config float8[], OUT source text,
 									 OUT predicted_mean float8,
 									 OUT predicted_sd float8,
@@ -1022,7 +1023,7 @@ BEGIN
 	  INTO h
 	  FROM native n;
 
-	SELECT m.lengthscales, m.outputscale, m.noise INTO w
+	SELECT m.lengthscales, m.outputscale, m.noise, m.mean INTO w
 	  FROM tuner.model m WHERE m.study_id = s.id
 	 ORDER BY m.id DESC LIMIT 1;
 
@@ -1035,7 +1036,7 @@ BEGIN
 							  (SELECT pg_catalog.count(*)::int FROM tuner.trial t
 								WHERE t.study_id = s.id AND t.source <> 'default'),
 							  v_seed, s.seed,
-							  w.lengthscales, w.outputscale, w.noise);
+							  w.lengthscales, w.outputscale, w.noise, w.mean);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])

@@ -45,6 +45,13 @@ typedef struct GpFitOptions
 	const double *warm_lengthscales; /* d */
 	double warm_outputscale;
 	double warm_noise;
+	double warm_mean;
+	/*
+	 * Which of the other starts (0 interpolating, 1 prior centre, 2+
+	 * random) comes first, so that callers with a small budget of starts
+	 * can rotate through them.
+	 */
+	int first_alternate;
 } GpFitOptions;
 
 /* Defaults for GpFitOptions. */

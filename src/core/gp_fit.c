@@ -351,12 +351,15 @@ starting_point(const GpFitOptions *options, int d, int start, TunerRng *rng,
 
 	if (options->warm_lengthscales == NULL)
 		start++; /* no warm start: skip its slot */
+	if (start > 0)
+		start += options->first_alternate;
 	if (start == 0)
 	{
 		for (k = 0; k < d; k++)
 			theta[k] = log(options->warm_lengthscales[k]);
 		theta[d] = log(options->warm_outputscale);
 		theta[d + 1] = log(options->warm_noise);
+		theta[d + 2] = options->warm_mean;
 	}
 	else if (start == 1)
 	{
@@ -379,7 +382,8 @@ starting_point(const GpFitOptions *options, int d, int start, TunerRng *rng,
 		theta[d] = 0.5 * rng_normal(rng);
 		theta[d + 1] = -6.0 + 2.0 * rng_normal(rng);
 	}
-	theta[d + 2] = 0.0;
+	if (start != 0)
+		theta[d + 2] = 0.0;
 	for (k = 0; k < d + 3; k++)
 	{
 		if (!isfinite(theta[k]))

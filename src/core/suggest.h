@@ -36,6 +36,7 @@ typedef struct SuggestInput
 	const double *warm_lengthscales;
 	double warm_outputscale;
 	double warm_noise;
+	double warm_mean;
 } SuggestInput;
 
 typedef enum SuggestSource

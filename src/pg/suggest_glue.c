@@ -128,7 +128,7 @@ read_configs(FunctionCallInfo fcinfo, int argno, const char *name, int d,
  *		y_observed float8[], x_pending float8[], x_other float8[],
  *		n_initial int, design_index int, seed bigint, design_seed bigint,
  *		warm_lengthscales float8[], warm_outputscale float8,
- *		warm_noise float8)
+ *		warm_noise float8, warm_mean float8)
  * returns (config float8[], source text, predicted_mean, predicted_sd,
  *		acquisition, lengthscales float8[], outputscale, noise,
  *		log_likelihood, mean).  Configurations are native values, objective values
@@ -221,6 +221,12 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 			input.warm_noise = PG_GETARG_FLOAT8(15);
 			tuner_check_finite(input.warm_outputscale, "warm_outputscale");
 			tuner_check_finite(input.warm_noise, "warm_noise");
+			/* a model row from before the mean was stored has none */
+			if (PG_NARGS() > 16 && !PG_ARGISNULL(16))
+			{
+				input.warm_mean = PG_GETARG_FLOAT8(16);
+				tuner_check_finite(input.warm_mean, "warm_mean");
+			}
 		}
 	}
 
