@@ -1,18 +1,18 @@
 #!/bin/bash
 # main-job.sh: README command 1.  Installs the dependencies, builds and
-# installs tuner, starts a throwaway PostgreSQL cluster (pg_virtualenv; the
-# server runs as postgres) and runs the main job: a complete tuning study
-# of the Branin function driven from SQL (examples/branin_study.sql), which
-# prints the trials and the best configuration.
+# installs tuner (and its RocksDB runner), starts a throwaway PostgreSQL
+# cluster (pg_virtualenv; the server runs as postgres) and runs the main
+# job: a real RocksDB tuning study run by tuner's background workers
+# (examples/rocksdb_study.sh), printing one row per trial and the best
+# configuration with its measured improvement over the default.
+#
+#   TRIALS=10 DURATION=30 PARALLEL=1 bash scripts/main-job.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
-make -j2
-make install
+make -s -j2
+make -s install >/dev/null
 
-pg_virtualenv -t bash -c '
-	set -euo pipefail
-	psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION IF NOT EXISTS tuner"
-	psql -X -v ON_ERROR_STOP=1 -f examples/branin_study.sql
-'
+export TRIALS=${TRIALS:-10} DURATION=${DURATION:-30} PARALLEL=${PARALLEL:-1}
+pg_virtualenv -t bash examples/rocksdb_study.sh

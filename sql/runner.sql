@@ -45,7 +45,7 @@ SELECT tuner.create_study('f', 'value', 'maximize', '{"seed": 3, "trial_timeout_
 SELECT tuner.create_study('norunner', 'value') > 0 AS created;
 SELECT name, runner FROM tuner.studies ORDER BY name;
 SELECT tuner.create_study('x', 'value', runner => 'nope');
-SELECT tuner.create_study('x', preset => 'rocksdb');
+SELECT tuner.create_study('x', preset => 'mysql');
 SELECT tuner.create_study('x');
 SELECT tuner.create_study('x', 'value', settings => '{"trial_timeout_s": "10"}');
 SELECT tuner.create_study('x', 'value', settings => '{"trial_timeout_s": 0}');

@@ -82,8 +82,12 @@ CREATE TABLE tuner.metric (
 				CHECK (role IN ('objective', 'auxiliary', 'constraint')),
 	direction	text CHECK (direction IN ('minimize', 'maximize')),
 	unit		text,
+	cluster_hint text[],
 	UNIQUE (study_id, name)
 );
+
+COMMENT ON COLUMN tuner.metric.cluster_hint IS
+	'Parameters believed to drive this metric (a preset''s hint for clustered multi-task models)';
 
 COMMENT ON TABLE tuner.metric IS
 	'Every metric a study measures; the objective is registered by create_study';
@@ -656,6 +660,127 @@ $$;
 -- Studies and parameters
 -------------------------------------------------------------------------------
 
+-------------------------------------------------------------------------------
+-- Preset "rocksdb": the RocksDB paper's Table 1 on the scaled db_bench
+-- mixgraph workload of tuner_rocksdb (src/runners/rocksdb/README.md).
+-------------------------------------------------------------------------------
+
+-- Study settings of the preset.  Every trial is measured paired with the
+-- default configuration (the objective is the ratio to it), 30 s per run;
+-- a trial is two runs plus restoring the DB and the final compaction, so
+-- 600 s is a generous timeout.
+CREATE FUNCTION tuner._rocksdb_preset_settings()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE
+AS $$
+SELECT '{"trial_timeout_s": 600, "runner": {"duration_s": 30, "paired": true}}'::jsonb;
+$$;
+
+-- Check the runner settings the preset's runner understands (see
+-- src/runners/rocksdb/README.md), so that a typo fails here and not in
+-- every trial.
+CREATE FUNCTION tuner._check_rocksdb_runner_settings(runner jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	k text;
+	v jsonb;
+BEGIN
+	IF pg_catalog.jsonb_typeof(runner) IS DISTINCT FROM 'object' THEN
+		RAISE EXCEPTION 'setting runner must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR k, v IN SELECT * FROM pg_catalog.jsonb_each(runner)
+	LOOP
+		CASE k
+			WHEN 'duration_s' THEN
+				PERFORM tuner._json_int(v, 'runner setting duration_s', 1, 86400);
+			WHEN 'repeats' THEN
+				PERFORM tuner._json_int(v, 'runner setting repeats', 1, 16);
+			WHEN 'num_keys' THEN
+				PERFORM tuner._json_int(v, 'runner setting num_keys', 1000, 1000000000);
+			WHEN 'seed' THEN
+				PERFORM tuner._json_int(v, 'runner setting seed', 0, 2147483647);
+			WHEN 'paired', 'direct_io', 'keep_db' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'boolean' THEN
+					RAISE EXCEPTION 'runner setting % must be true or false', k
+						USING ERRCODE = 'invalid_parameter_value',
+							  DETAIL = pg_catalog.format('Got %s.', v);
+				END IF;
+			WHEN 'work_dir', 'db_bench' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'string' OR left(v #>> '{}', 1) <> '/' THEN
+					RAISE EXCEPTION 'runner setting % must be an absolute path', k
+						USING ERRCODE = 'invalid_parameter_value',
+							  DETAIL = pg_catalog.format('Got %s.', v);
+				END IF;
+			WHEN 'default_config' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'object' THEN
+					RAISE EXCEPTION 'runner setting default_config must be a JSON object'
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+			ELSE
+				RAISE EXCEPTION 'unknown runner setting "%" for the rocksdb preset', k
+					USING ERRCODE = 'invalid_parameter_value',
+						  HINT = 'Known: duration_s, paired, repeats, num_keys, seed, direct_io, keep_db, work_dir, db_bench, default_config.';
+		END CASE;
+	END LOOP;
+END;
+$$;
+
+-- Parameters and metrics of the preset.  Ranges are Table 1's, scaled like
+-- the workload (store, cache and write buffers about 256x smaller): the
+-- write buffer spans [64 KiB (RocksDB's floor), 1.5e8 / 256].  Table 1's
+-- parameters are all ordinal integers; those spanning more than a decade
+-- are searched in log space.  The slowdown trigger's default is passed as
+-- 20: Table 1 lists 0, which RocksDB does not read as its default.
+CREATE FUNCTION tuner._apply_rocksdb_preset(p_study_id bigint, p_study text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	p record;
+BEGIN
+	FOR p IN SELECT * FROM (VALUES
+		('max_background_compactions', 1, 16, '1', false),
+		('max_background_flushes', 1, 10, '1', false),
+		('write_buffer_size', 65536, 585937, '262144', true),
+		('max_write_buffer_number', 1, 128, '2', true),
+		('min_write_buffer_number_to_merge', 1, 32, '1', true),
+		('max_bytes_for_level_multiplier', 5, 15, '10', false),
+		('block_size', 256, 500000, '4096', true),
+		('level0_file_num_compaction_trigger', 1, 256, '4', true),
+		('level0_slowdown_writes_trigger', 1, 1024, '20', true),
+		('level0_stop_writes_trigger', 1, 1024, '36', true))
+		AS v(name, low, high, dflt, log_scale)
+	LOOP
+		PERFORM tuner.add_parameter($2, p.name, 'int', low => p.low, high => p.high,
+									default_value => p.dflt, log_scale => p.log_scale);
+	END LOOP;
+
+	-- The auxiliary metrics of the paper, and raw throughput; each with the
+	-- parameters that drive it most (our reading of RocksDB: flushes and
+	-- the L0 triggers for compaction time, the LSM shape for write
+	-- amplification, block size and the LSM depth for block reads).
+	INSERT INTO tuner.metric (study_id, name, role, direction, unit, cluster_hint)
+	VALUES
+		($1, 'ops_per_sec', 'auxiliary', 'maximize', 'ops/s',
+		 '{max_write_buffer_number,max_background_flushes,level0_slowdown_writes_trigger,level0_stop_writes_trigger}'),
+		($1, 'write_amp', 'auxiliary', 'minimize', NULL,
+		 '{max_bytes_for_level_multiplier,level0_file_num_compaction_trigger,write_buffer_size,min_write_buffer_number_to_merge}'),
+		($1, 'p99_block_read_us', 'auxiliary', 'minimize', 'us',
+		 '{block_size,max_bytes_for_level_multiplier,level0_file_num_compaction_trigger}'),
+		($1, 'p99_l0_l1_compaction_ms', 'auxiliary', 'minimize', 'ms',
+		 '{max_background_compactions,level0_file_num_compaction_trigger,write_buffer_size,level0_slowdown_writes_trigger,level0_stop_writes_trigger}')
+	-- one of them may be the study's objective: keep its role
+	ON CONFLICT (study_id, name) DO UPDATE
+		SET unit = EXCLUDED.unit, cluster_hint = EXCLUDED.cluster_hint;
+	UPDATE tuner.metric m SET unit = 'ratio',
+		   cluster_hint = '{write_buffer_size,max_write_buffer_number,level0_file_num_compaction_trigger,level0_slowdown_writes_trigger,level0_stop_writes_trigger,max_background_compactions}'
+	 WHERE m.study_id = $1 AND m.role = 'objective' AND m.name = 'ratio_to_default';
+END;
+$$;
+
 -- Create a study; its objective is registered as a metric.
 CREATE FUNCTION tuner.create_study(name text, objective text DEFAULT NULL,
 								   direction text DEFAULT 'maximize',
@@ -678,9 +803,30 @@ DECLARE
 	v_id bigint;
 BEGIN
 	IF p_preset IS NOT NULL THEN
-		RAISE EXCEPTION 'unknown preset "%"', p_preset
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'No presets are defined yet; pass objective => ... and add parameters with tuner.add_parameter().';
+		IF p_preset <> 'rocksdb' THEN
+			RAISE EXCEPTION 'unknown preset "%"', p_preset
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Known presets: rocksdb.';
+		END IF;
+		PERFORM tuner._not_null(p_settings, 'settings');
+		IF pg_catalog.jsonb_typeof(p_settings) <> 'object' THEN
+			RAISE EXCEPTION 'settings must be a JSON object'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		p_objective := COALESCE(p_objective, 'ratio_to_default');
+		p_runner := COALESCE(p_runner, 'rocksdb');
+		-- The preset's settings, under the caller's; "runner" merges by key.
+		IF p_settings ? 'runner' THEN
+			PERFORM tuner._check_rocksdb_runner_settings(p_settings -> 'runner');
+		END IF;
+		p_settings := tuner._rocksdb_preset_settings() || p_settings ||
+			pg_catalog.jsonb_build_object('runner',
+				(tuner._rocksdb_preset_settings() -> 'runner') ||
+				COALESCE(p_settings -> 'runner', '{}'));
+		IF p_runner = 'rocksdb' AND NOT EXISTS (
+			SELECT 1 FROM tuner.runner r WHERE r.name = 'rocksdb') THEN
+			PERFORM tuner.register_runner('rocksdb', 'tuner_rocksdb');
+		END IF;
 	END IF;
 	PERFORM tuner._not_null(p_name, 'name');
 	PERFORM tuner._not_null(p_objective, 'objective');
@@ -737,6 +883,9 @@ BEGIN
 	END;
 	INSERT INTO tuner.metric (study_id, name, role, direction)
 	VALUES (v_id, p_objective, 'objective', p_direction);
+	IF p_preset = 'rocksdb' THEN
+		PERFORM tuner._apply_rocksdb_preset(v_id, p_name);
+	END IF;
 	RETURN v_id;
 END;
 $$;

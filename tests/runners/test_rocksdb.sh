@@ -176,8 +176,9 @@ run_trial "end to end: trial 1 (defaults, 3 s, builds the base DB)" \
 # A configuration RocksDB corrects: stop trigger below slowdown (raised to
 # it), tiny write buffer (raised to 64 KiB), merge > buffers (lowered to 1).
 CORR='"level0_stop_writes_trigger": 5, "level0_slowdown_writes_trigger": 20, "write_buffer_size": 1000, "max_write_buffer_number": 2, "min_write_buffer_number_to_merge": 4, "block_size": 8192'
+# (with the worker's "_trial" metadata, which the runner must ignore)
 run_trial "end to end: trial 2 (corrected config, 3 s)" \
-	"{$CORR, $(settings 3)}" "$WORK/t2.json"
+	"{$CORR, \"_trial\": {\"study\": \"s\", \"id\": 7, \"number\": 2}, $(settings 3)}" "$WORK/t2.json"
 check "effective options: corrections reported" $PY - "$WORK/t2.json" <<'EOF'
 import json, sys
 e = json.load(open(sys.argv[1]))["_effective"]

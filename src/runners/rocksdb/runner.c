@@ -1066,7 +1066,8 @@ parse_config(json_t *obj, const char *what, double *cfg, bool *given,
 		int i;
 		double number;
 
-		if (allow_settings && strcmp(name, "_settings") == 0)
+		/* "_settings", "_trial": the protocol's metadata, not parameters */
+		if (allow_settings && name[0] == '_')
 			continue;
 		i = param_index(name);
 		if (i < 0)

@@ -1,0 +1,95 @@
+#!/bin/bash
+# rocksdb_study.sh: the main job.  A real RocksDB tuning study: the
+# "rocksdb" preset (the paper's Table 1, db_bench mixgraph scaled to this
+# machine, each trial measured paired with the default configuration),
+# run by tuner's background workers, printed one row per finished trial,
+# then the best configuration and its measured improvement over the
+# default.  Needs a server where the caller may run programs (superuser or
+# pg_execute_server_program) and the connection in PG* variables.
+#
+#   TRIALS      trials to run (default 10)
+#   DURATION    seconds of each db_bench run (default 30; a paired trial
+#               is two runs plus restoring the DB and a final compaction)
+#   PARALLEL    background workers (default 1: parallel trials share the
+#               machine's disk and cores and disturb each other's numbers)
+set -euo pipefail
+
+TRIALS=${TRIALS:-10}
+DURATION=${DURATION:-30}
+PARALLEL=${PARALLEL:-1}
+STUDY=rocksdb_study
+
+sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+sql -c "CREATE EXTENSION IF NOT EXISTS tuner"
+sql -v study="$STUDY" -v duration="$DURATION" <<'SQL'
+SELECT count(tuner.drop_study(name)) AS dropped FROM tuner.study WHERE name = :'study' \gset
+SELECT tuner.create_study(:'study', preset => 'rocksdb',
+		settings => jsonb_build_object('seed', 42,
+			'runner', jsonb_build_object('duration_s', :duration::int))) > 0 AS created \gset
+SQL
+
+echo "Study $STUDY: RocksDB db_bench mixgraph, 10 parameters (paper Table 1, scaled),"
+echo "objective ratio_to_default (paired with the default configuration), $TRIALS trials of ${DURATION} s runs"
+echo
+
+sql -c "SELECT tuner.run('$STUDY', trials => $TRIALS, parallel => $PARALLEL) AS workers_started" >/dev/null
+
+# One row per finished trial: print each as it completes, as fixed-width
+# columns so that rows printed at different times line up.
+FMT='%5s | %-8s | %-7s | %12s | %7s | %10s | %11s | %10s | %11s | %11s | %6s | %11s | %s'
+ROW_SQL="
+SELECT format('$FMT', t.number, t.state, t.source,
+	   t.params ->> 'write_buffer_size', t.params ->> 'max_write_buffer_number',
+	   t.params ->> 'level0_file_num_compaction_trigger',
+	   t.params ->> 'max_background_compactions', t.params ->> 'block_size',
+	   round((t.metrics ->> 'ops_per_sec')::numeric),
+	   round((t.metrics ->> 'ops_per_sec_default')::numeric),
+	   round(t.value::numeric, 3),
+	   round(max(t.value) OVER (ORDER BY t.number)::numeric, 3),
+	   left(t.error, 60))
+  FROM tuner.trials t
+ WHERE t.study = '$STUDY' AND t.state NOT IN ('running', 'queued')
+ ORDER BY t.number"
+# shellcheck disable=SC2059
+printf "$FMT\n" trial state source write_buffer buffers l0_trigger compactions \
+	block_size ops_per_sec default_ops ratio best_so_far error
+printf -- '-%.0s' $(seq 1 150); echo
+
+shown=0
+deadline=$((SECONDS + TRIALS * (4 * DURATION + 120) + 300))
+while :; do
+	done_count=$(psql -X -At -c "SELECT count(*) FROM tuner.trials WHERE study = '$STUDY' AND state NOT IN ('running', 'queued')")
+	if [ "$done_count" -gt "$shown" ]; then
+		psql -X -At -c "$ROW_SQL OFFSET $shown LIMIT $((done_count - shown))"
+		shown=$done_count
+	fi
+	[ "$shown" -ge "$TRIALS" ] && break
+	running=$(psql -X -At -c "SELECT count(*) FROM tuner.progress WHERE study = '$STUDY' AND alive")
+	workers=$(psql -X -At -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'tuner worker'")
+	if [ "$running" -eq 0 ] && [ "$workers" -eq 0 ]; then
+		sleep 2
+		left=$(psql -X -At -c "SELECT count(*) FROM tuner.trials WHERE study = '$STUDY' AND state NOT IN ('running', 'queued')")
+		if [ "$left" -le "$shown" ]; then
+			echo "rocksdb_study.sh: the workers stopped after $shown of $TRIALS trials" >&2
+			exit 1
+		fi
+	fi
+	if [ $SECONDS -gt $deadline ]; then
+		echo "rocksdb_study.sh: timed out after $shown of $TRIALS trials" >&2
+		exit 1
+	fi
+	sleep 3
+done
+
+echo
+echo "Best configuration (tuner.best) and its measured improvement over the default:"
+psql -X -P footer=off <<SQL
+SELECT b.trial, t.number, round(b.value::numeric, 3) AS ratio_to_default,
+	   round((t.metrics ->> 'ops_per_sec')::numeric) AS ops_per_sec,
+	   round((t.metrics ->> 'ops_per_sec_default')::numeric) AS default_ops_per_sec,
+	   round(100 * (b.value - 1)::numeric, 1) || ' %' AS improvement
+  FROM tuner.best('$STUDY') b JOIN tuner.trials t ON t.trial = b.trial;
+SELECT e.key AS parameter, e.value
+  FROM tuner.best('$STUDY') b, jsonb_each(b.params) e ORDER BY e.key;
+SQL
