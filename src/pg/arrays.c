@@ -185,6 +185,15 @@ tuner_float8_array(const double *values, int n)
 						   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 }
 
+/* Raise an error for a NULL argument the SQL wrappers should never pass. */
+void
+tuner_require_arg(FunctionCallInfo fcinfo, int argno, const char *name)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("%s must not be NULL", name)));
+}
+
 /* Reject NaN and infinity in a scalar argument. */
 void
 tuner_check_finite(double value, const char *name)

@@ -35,15 +35,6 @@ typedef struct GpArgs
 	double mean;
 } GpArgs;
 
-/* Raise an error for a NULL argument the wrappers should never pass. */
-static void
-require_arg(FunctionCallInfo fcinfo, int argno, const char *name)
-{
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						errmsg("%s must not be NULL", name)));
-}
-
 /* Read x (n x d) and y (n) and check that they agree. */
 static void
 read_training_data(FunctionCallInfo fcinfo, int xarg, int yarg,
@@ -51,8 +42,8 @@ read_training_data(FunctionCallInfo fcinfo, int xarg, int yarg,
 {
 	int ny;
 
-	require_arg(fcinfo, xarg, xname);
-	require_arg(fcinfo, yarg, yname);
+	tuner_require_arg(fcinfo, xarg, xname);
+	tuner_require_arg(fcinfo, yarg, yname);
 	args->x = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(xarg), xname, false,
 								 &args->n, &args->d);
 	args->y = tuner_array_vector(PG_GETARG_ARRAYTYPE_P(yarg), yname, &ny);
@@ -74,10 +65,10 @@ read_hyperparameters(FunctionCallInfo fcinfo, int first, GpArgs *args)
 	int nl;
 	int k;
 
-	require_arg(fcinfo, first, "lengthscales");
-	require_arg(fcinfo, first + 1, "outputscale");
-	require_arg(fcinfo, first + 2, "noise");
-	require_arg(fcinfo, first + 3, "mean");
+	tuner_require_arg(fcinfo, first, "lengthscales");
+	tuner_require_arg(fcinfo, first + 1, "outputscale");
+	tuner_require_arg(fcinfo, first + 2, "noise");
+	tuner_require_arg(fcinfo, first + 3, "mean");
 
 	args->lengthscales =
 		tuner_array_vector(PG_GETARG_ARRAYTYPE_P(first), "lengthscales", &nl);
@@ -252,7 +243,7 @@ tuner_gp_predict_arrays(PG_FUNCTION_ARGS)
 
 	read_training_data(fcinfo, 0, 1, "x", "y", &args);
 	read_hyperparameters(fcinfo, 2, &args);
-	require_arg(fcinfo, 6, "x");
+	tuner_require_arg(fcinfo, 6, "x");
 	xs = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(6), "x", false, &m, &dq);
 	if (dq != args.d)
 		ereport(

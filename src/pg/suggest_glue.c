@@ -24,15 +24,6 @@ PG_FUNCTION_INFO_V1(tuner_suggest_point);
 
 #define SUGGEST_NATTS 10
 
-/* Raise an error for a NULL argument the wrapper should never pass. */
-static void
-require_arg(FunctionCallInfo fcinfo, int argno, const char *name)
-{
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						errmsg("%s must not be NULL", name)));
-}
-
 /* Check that a parameter array has one element per parameter. */
 static void
 check_space_length(int n, int d, const char *name)
@@ -58,11 +49,11 @@ read_space(FunctionCallInfo fcinfo, int *d)
 	int n;
 	int i;
 
-	require_arg(fcinfo, 0, "kinds");
-	require_arg(fcinfo, 1, "lows");
-	require_arg(fcinfo, 2, "highs");
-	require_arg(fcinfo, 3, "log_scales");
-	require_arg(fcinfo, 4, "n_choices");
+	tuner_require_arg(fcinfo, 0, "kinds");
+	tuner_require_arg(fcinfo, 1, "lows");
+	tuner_require_arg(fcinfo, 2, "highs");
+	tuner_require_arg(fcinfo, 3, "log_scales");
+	tuner_require_arg(fcinfo, 4, "n_choices");
 
 	kinds = tuner_array_int4(PG_GETARG_ARRAYTYPE_P(0), "kinds", d);
 	if (*d == 0)
@@ -191,10 +182,10 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		read_configs(fcinfo, 7, "x_pending", d, &input.n_pending);
 	input.x_other = read_configs(fcinfo, 8, "x_other", d, &input.n_other);
 
-	require_arg(fcinfo, 9, "n_initial");
-	require_arg(fcinfo, 10, "design_index");
-	require_arg(fcinfo, 11, "seed");
-	require_arg(fcinfo, 12, "design_seed");
+	tuner_require_arg(fcinfo, 9, "n_initial");
+	tuner_require_arg(fcinfo, 10, "design_index");
+	tuner_require_arg(fcinfo, 11, "seed");
+	tuner_require_arg(fcinfo, 12, "design_seed");
 	input.n_initial = PG_GETARG_INT32(9);
 	input.design_index = PG_GETARG_INT32(10);
 	if (input.n_initial < 1)

@@ -8,6 +8,7 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "utils/array.h"
 
 #include "tuner_status.h"
@@ -30,6 +31,10 @@ extern bool *tuner_array_bool(ArrayType *array, const char *name, int *n);
 
 /* A float8[] of n values, in the current memory context. */
 extern ArrayType *tuner_float8_array(const double *values, int n);
+
+/* Raise an error for a NULL argument the SQL wrappers should never pass. */
+extern void tuner_require_arg(FunctionCallInfo fcinfo, int argno,
+							  const char *name);
 
 /* Reject NaN and infinity in a scalar argument. */
 extern void tuner_check_finite(double value, const char *name);
