@@ -13,6 +13,8 @@ CORE_OBJS = \
 	src/core/matern.o \
 	src/core/gp.o \
 	src/core/gp_fit.o \
+	src/core/icm.o \
+	src/core/icm_fit.o \
 	src/core/log_ei.o \
 	src/core/acquisition.o \
 	src/core/space.o \

@@ -101,9 +101,12 @@ def run_study(conn, name, seed, trials, runner, timeout_s, n_initial):
         settings["n_initial"] = n_initial
     q(conn, "SELECT tuner.create_study(%s, preset => 'rocksdb', settings => %s)", (name, json.dumps(settings)))
     # The model takes over once n_initial trials are complete (the default
-    # trial counts); default n_initial = clamp(d + 1, 4, 10).
-    d = q(conn, "SELECT parameters FROM tuner.studies WHERE name = %s", (name,))[0][0]
-    n_init = n_initial or max(4, min(10, d + 1))
+    # trial counts): the study's setting (the preset sets one), else
+    # clamp(d + 1, 4, 10).
+    d, stored = q(conn, """SELECT st.parameters, (s.settings ->> 'n_initial')::int
+                             FROM tuner.studies st JOIN tuner.study s ON s.name = st.name
+                            WHERE st.name = %s""", (name,))[0]
+    n_init = stored or max(4, min(10, d + 1))
     if trials <= n_init:
         log("note: n_initial = %d: trials 1..%d are the default and space-filling points, no GP-EI trial "
             "(the first model trial is %d; --n-initial changes it)" % (n_init, trials, n_init + 1))
@@ -345,7 +348,7 @@ def main():
     ap.add_argument("--num-keys", type=int, help="keys of the pre-filled DB (default: the runner's, 2000000)")
     ap.add_argument("--direct-io", choices=["true", "false"], default="true")
     ap.add_argument("--n-initial", type=int,
-                    help="study setting n_initial (default: not set, the preset's clamp(d + 1, 4, 10) = 10)")
+                    help="study setting n_initial (default: not set, the preset's 3)")
     ap.add_argument("--seed-base", type=int, default=1, help="study seeds (default 1, 2, 3)")
     ap.add_argument("--random-seed", type=int, default=0)
     ap.add_argument("--work-dir", default="/tmp/tuner_bench_rocksdb",

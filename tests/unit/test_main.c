@@ -27,6 +27,7 @@ main(int argc, char **argv)
 		{"space", test_space},
 		{"design", test_design},
 		{"suggest", test_suggest},
+		{"icm", test_icm},
 	};
 	size_t		i;
 

@@ -44,5 +44,6 @@ void		test_acquisition(void);
 void		test_space(void);
 void		test_design(void);
 void		test_suggest(void);
+void		test_icm(void);
 
 #endif
