@@ -19,6 +19,7 @@ CORE_OBJS = \
 	src/core/acquisition.o \
 	src/core/space.o \
 	src/core/design.o \
+	src/core/nlopt_guard.o \
 	src/core/suggest.o
 
 PG_OBJS = \

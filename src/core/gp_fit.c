@@ -27,6 +27,7 @@
 #include "gp.h"
 #include "linalg.h"
 #include "matern.h"
+#include "nlopt_guard.h"
 #include "rng.h"
 
 #define LOG_2PI 1.8378770664093454836
@@ -65,8 +66,6 @@ typedef struct FitProblem
 
 	/* best point seen by any start (NLopt may stop on a worse one) */
 	double *best_theta;
-	double best_value;
-	int have_best;
 
 	TunerStatus *status;
 	TunerErrorCode error;
@@ -94,7 +93,6 @@ problem_init(FitProblem *p, const double *x, const double *y, int n, int d,
 	p->d = d;
 	p->use_priors = use_priors;
 	p->status = status;
-	p->best_value = HUGE_VAL;
 	p->k = tuner_alloc(sizeof(double) * n * n);
 	p->work = tuner_alloc(sizeof(double) * n * n);
 	p->alpha = tuner_alloc(sizeof(double) * n);
@@ -287,34 +285,11 @@ problem_eval(FitProblem *p, const double *theta, double *value, double *grad)
 	return TUNER_OK;
 }
 
-/* NLopt callback: never longjmps; records an error and stops NLopt instead. */
-static double
-nlopt_objective(unsigned dim, const double *theta, double *grad, void *data)
+/* problem_eval with the signature nlopt_guard.h expects. */
+static TunerErrorCode
+guarded_eval(void *problem, const double *theta, double *value, double *grad)
 {
-	FitProblem *p = data;
-	double value = HUGE_VAL;
-	TunerStatus local;
-	TunerStatus *saved = p->status;
-	TunerErrorCode rc;
-
-	tuner_status_clear(&local);
-	p->status = &local;
-	rc = problem_eval(p, theta, &value, grad);
-	p->status = saved;
-	if (rc != TUNER_OK || !isfinite(value))
-	{
-		/* A failed point is treated as very bad, not as fatal. */
-		if (grad != NULL)
-			memset(grad, 0, sizeof(double) * dim);
-		return 1e300;
-	}
-	if (value < p->best_value)
-	{
-		p->best_value = value;
-		memcpy(p->best_theta, theta, sizeof(double) * dim);
-		p->have_best = 1;
-	}
-	return value;
+	return problem_eval(problem, theta, value, grad);
 }
 
 /* Defaults for the fit. */
@@ -399,6 +374,7 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 					TunerStatus *status)
 {
 	FitProblem p;
+	NloptGuard guard;
 	int dim = d + 3;
 	double *lower = NULL;
 	double *upper = NULL;
@@ -455,7 +431,8 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 	}
 	nlopt_set_lower_bounds(opt, lower);
 	nlopt_set_upper_bounds(opt, upper);
-	nlopt_set_min_objective(opt, nlopt_objective, &p);
+	nlopt_guard_init(&guard, guarded_eval, &p, &p.status, p.best_theta);
+	nlopt_set_min_objective(opt, nlopt_guard_objective, &guard);
 	nlopt_set_maxeval(opt, options->max_evals > 0 ? options->max_evals : 200);
 	nlopt_set_ftol_rel(opt, 1e-7);
 	nlopt_set_xtol_rel(opt, 1e-5);
@@ -470,7 +447,7 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 		/* The result code is not needed: the callback keeps the best point. */
 		(void)nlopt_optimize(opt, theta, &value);
 	}
-	if (!p.have_best)
+	if (!guard.have_best)
 	{
 		/* Every evaluation failed: report why from one plain evaluation. */
 		double value;

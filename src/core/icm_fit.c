@@ -30,6 +30,7 @@
 
 #include "icm.h"
 #include "matern.h"
+#include "nlopt_guard.h"
 #include "rng.h"
 
 #define LOG_LS_MIN    (-5.298317366548036)  /* log 0.005 */
@@ -63,8 +64,6 @@ typedef struct IcmProblem
 	double *gdiag;   /* T */
 	double *asum;    /* T */
 	double *best_theta;
-	double best_value;
-	int have_best;
 	TunerStatus *status;
 } IcmProblem;
 
@@ -112,7 +111,6 @@ problem_init(IcmProblem *p, const double *x, const double *y, int n, int d,
 	p->dim = icm_theta_size(d, T, rank);
 	p->use_priors = use_priors;
 	p->status = status;
-	p->best_value = HUGE_VAL;
 	p->model = icm_model_create(n, d, T, rank, status);
 	if (p->model == NULL)
 		return status ? status->code : TUNER_ERR_INVALID;
@@ -257,33 +255,11 @@ problem_eval(IcmProblem *p, const double *theta, double *value, double *grad)
 	return TUNER_OK;
 }
 
-/* NLopt callback: never longjmps; a failed point is just very bad. */
-static double
-nlopt_objective(unsigned dim, const double *theta, double *grad, void *data)
+/* problem_eval with the signature nlopt_guard.h expects. */
+static TunerErrorCode
+guarded_eval(void *problem, const double *theta, double *value, double *grad)
 {
-	IcmProblem *p = data;
-	double value = HUGE_VAL;
-	TunerStatus local;
-	TunerStatus *saved = p->status;
-	TunerErrorCode rc;
-
-	tuner_status_clear(&local);
-	p->status = &local;
-	rc = problem_eval(p, theta, &value, grad);
-	p->status = saved;
-	if (rc != TUNER_OK || !isfinite(value))
-	{
-		if (grad != NULL)
-			memset(grad, 0, sizeof(double) * dim);
-		return 1e300;
-	}
-	if (value < p->best_value)
-	{
-		p->best_value = value;
-		memcpy(p->best_theta, theta, sizeof(double) * dim);
-		p->have_best = 1;
-	}
-	return value;
+	return problem_eval(problem, theta, value, grad);
 }
 
 /* Defaults for the fit. */
@@ -475,6 +451,7 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 		const IcmFitOptions *options, IcmModel **out, TunerStatus *status)
 {
 	IcmProblem p;
+	NloptGuard guard;
 	int rank = options->rank;
 	int dim = icm_theta_size(d, T, rank);
 	int tr = T * rank;
@@ -529,7 +506,8 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 	}
 	nlopt_set_lower_bounds(opt, lower);
 	nlopt_set_upper_bounds(opt, upper);
-	nlopt_set_min_objective(opt, nlopt_objective, &p);
+	nlopt_guard_init(&guard, guarded_eval, &p, &p.status, p.best_theta);
+	nlopt_set_min_objective(opt, nlopt_guard_objective, &guard);
 	nlopt_set_maxeval(opt, options->max_evals > 0 ? options->max_evals : 200);
 	nlopt_set_ftol_rel(opt, 1e-7);
 	nlopt_set_xtol_rel(opt, 1e-5);
@@ -544,7 +522,7 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 		/* the callback keeps the best point; the result code is not needed */
 		(void)nlopt_optimize(opt, theta, &value);
 	}
-	if (!p.have_best)
+	if (!guard.have_best)
 	{
 		double value;
 

@@ -1,0 +1,41 @@
+/*
+ * nlopt_guard.h
+ *	  The NLopt objective wrapper shared by the likelihood fits: an
+ *	  evaluation that fails (a matrix that stays singular, a non-finite
+ *	  value) must not longjmp out of NLopt or abort the fit, and the best
+ *	  point any evaluation reached is kept, since NLopt may end on a worse
+ *	  one after a failed line search.
+ */
+#ifndef TUNER_NLOPT_GUARD_H
+#define TUNER_NLOPT_GUARD_H
+
+#include "tuner_status.h"
+
+/* Evaluate the objective (and its gradient when grad is not NULL). */
+typedef TunerErrorCode (*NloptGuardEval)(void *problem, const double *theta,
+										 double *value, double *grad);
+
+typedef struct NloptGuard
+{
+	NloptGuardEval eval;
+	void *problem;
+	/*
+	 * The problem's status pointer: pointed at a scratch status during an
+	 * evaluation, so that a failed trial point leaves the caller's status
+	 * untouched.
+	 */
+	TunerStatus **status;
+	double *best_theta; /* caller-owned, the objective's dimension */
+	double best_value;
+	int have_best;
+} NloptGuard;
+
+extern void nlopt_guard_init(NloptGuard *guard, NloptGuardEval eval,
+							 void *problem, TunerStatus **status,
+							 double *best_theta);
+
+/* The nlopt_func to pass with the guard as its data (minimisation). */
+extern double nlopt_guard_objective(unsigned dim, const double *theta,
+									double *grad, void *data);
+
+#endif /* TUNER_NLOPT_GUARD_H */
