@@ -113,13 +113,9 @@ class SkGpEi:
 # --------------------------------------------------------------------------
 
 def connect():
-    """A psycopg2 connection from the PG* environment variables."""
-    import psycopg2
-    conn = psycopg2.connect("")
-    conn.autocommit = True
-    with conn.cursor() as cur:
-        cur.execute("CREATE EXTENSION IF NOT EXISTS tuner")
-    return conn
+    """A psycopg2 connection from the PG* environment variables (db.py)."""
+    from db import connect as db_connect     # psycopg2 only when needed
+    return db_connect()
 
 
 def unique_name(prefix):

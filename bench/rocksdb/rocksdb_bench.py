@@ -23,9 +23,9 @@ import subprocess
 import sys
 import time
 
-import psycopg2
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))       # bench/: the shared db.py
+from db import connect                          # noqa: E402
 RESULTS = os.path.join(os.path.dirname(HERE), "results")
 # Columns of the per-trial tables (short names, parameter names).
 KEY_PARAMS = [("wbs", "write_buffer_size"), ("mwbn", "max_write_buffer_number"),
@@ -43,14 +43,6 @@ def log(s=""):
 
 def fmt(v, nd=3):
     return "-" if v is None else ("%.*f" % (nd, v))
-
-
-def connect():
-    conn = psycopg2.connect("")
-    conn.autocommit = True
-    with conn.cursor() as cur:
-        cur.execute("CREATE EXTENSION IF NOT EXISTS tuner")
-    return conn
 
 
 def q(conn, sql, args=()):
