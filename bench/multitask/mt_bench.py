@@ -1,0 +1,377 @@
+#!/usr/bin/python3
+"""
+mt_bench.py
+    The multi-task benchmark (bench/README.md, section 4): sample efficiency
+    of tuner's ICM multi-task model against single-task GP-EI and random
+    search on synthetic problems shaped like the RocksDB paper's (an
+    objective made of auxiliary metrics, each driven by a subset of the
+    parameters), the suggestion latency of a warm ICM study, and the
+    Kronecker against the full-matrix ICM fit.  Everything goes through the
+    SQL API.
+
+    Normally started by bench/multitask/run.sh, which provides a throwaway
+    cluster through pg_virtualenv; here the PG* environment variables must
+    reach a server with tuner installed.
+"""
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, BENCH)
+
+import numpy as np                                  # noqa: E402
+
+from problems import PROBLEMS                       # noqa: E402
+
+CHECKPOINTS = (10, 12, 25, 50)
+VERDICT_K = 12                  # ICM must reach GP-EI's median best@25 within this many evaluations
+VERDICT_REF = 25
+LATENCY_TARGET_MS = 50.0
+DEFAULT_N_INITIAL = 3           # as the rocksdb preset (see README)
+
+
+def int_or_default(s):
+    return None if s == "default" else int(s)
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true",
+                    help="subset (~1-2 min): seeds 0..1, budget 25, latency 5 calls, icm_fit n=100 1 call each")
+    ap.add_argument("--problems", default=",".join(PROBLEMS), help="comma list of %s" % ",".join(PROBLEMS))
+    ap.add_argument("--methods", help="comma list (default gp-ei,icm,random)")
+    ap.add_argument("--seeds", type=int, help="seeds 0..N-1 (default 10)")
+    ap.add_argument("--budget", type=int, help="evaluations per run (default 50)")
+    ap.add_argument("--n-initial", type=int_or_default, default=DEFAULT_N_INITIAL,
+                    help="study setting n_initial for every method (default %d, as the rocksdb preset; "
+                         "'default' leaves tuner's clamp(d + 1, 4, 10))" % DEFAULT_N_INITIAL)
+    ap.add_argument("--icm-options", default="{}", help="options of set_algorithm(study, 'icm', ...), e.g. '{\"rank\": 2}'")
+    ap.add_argument("--skip-efficiency", action="store_true")
+    ap.add_argument("--skip-latency", action="store_true")
+    ap.add_argument("--skip-kronecker", action="store_true")
+    ap.add_argument("--latency-n", type=int, default=100)
+    ap.add_argument("--latency-d", type=int, default=10)
+    ap.add_argument("--latency-tasks", type=int, default=4, help="T: the objective and T-1 auxiliary metrics")
+    ap.add_argument("--reps", type=int, help="latency: timed calls (default 10)")
+    ap.add_argument("--kron-n", type=int, help="icm_fit timing: n (default 200)")
+    ap.add_argument("--kron-reps", type=int, help="icm_fit timing: calls per path (default 3)")
+    ap.add_argument("--keep", action="store_true", help="keep the efficiency studies (default: dropped after reading)")
+    ap.add_argument("--out", help="results JSON (default bench/results/multitask-<time>.json)")
+    a = ap.parse_args()
+    a.seeds = a.seeds or (2 if a.quick else 10)
+    a.budget = a.budget or (25 if a.quick else 50)
+    a.reps = a.reps or (5 if a.quick else 10)
+    a.kron_n = a.kron_n or (100 if a.quick else 200)
+    a.kron_reps = a.kron_reps or (1 if a.quick else 3)
+    a.problems = [p for p in a.problems.split(",") if p]
+    for p in a.problems:
+        if p not in PROBLEMS:
+            ap.error("unknown problem %r (known: %s)" % (p, ", ".join(PROBLEMS)))
+    return a
+
+
+def git_info():
+    def git(*args):
+        try:
+            return subprocess.run(["git", "-C", BENCH] + list(args), capture_output=True, text=True,
+                                  check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return None
+    return {"commit": git("rev-parse", "--short", "HEAD"), "subject": git("log", "-1", "--format=%s"),
+            "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as fh:
+            return fh.read().split()[:3]
+    except OSError:
+        return None
+
+
+def fmt(v):
+    """4 significant digits, without exponents for the throughputs."""
+    return "%.0f" % v if abs(v) >= 1000 else "%.4g" % v
+
+
+def cell(s):
+    return "%s [%s, %s]" % (fmt(s["median"]), fmt(s["q1"]), fmt(s["q3"]))
+
+
+def efficiency(conn, a, method_names, log, out):
+    import drivers
+    icm_options = json.loads(a.icm_options)
+    if "icm" in drivers.METHODS:
+        setup, _, desc = drivers.METHODS["icm"]
+        drivers.METHODS["icm"] = (setup, icm_options, desc)
+    seeds = list(range(a.seeds))
+    ks = [k for k in CHECKPOINTS if k <= a.budget]
+    log("")
+    log("## Sample efficiency: %d seeds (0..%d), budget %d, n_initial %s, every method through SQL"
+        % (len(seeds), seeds[-1], a.budget, "tuner default" if a.n_initial is None else a.n_initial))
+    for m in method_names:
+        log("- `%s`: %s" % (m, drivers.METHODS[m][2]))
+    log("")
+    runs = out.setdefault("runs", [])
+    t0 = time.time()
+    for pi, pname in enumerate(PROBLEMS):
+        if pname not in a.problems:
+            continue
+        prob = PROBLEMS[pname]
+        for m in method_names:
+            for s in seeds:
+                r = drivers.run_study(conn, prob, pi, m, s, a.budget, a.n_initial, keep=a.keep)
+                runs.append(r)
+                curve = drivers.best_curve(prob, r)
+                print("   %-8s %-7s seed %d: best@%d %s, %.1f s, median suggest %.1f ms"
+                      % (pname, m, s, a.budget, fmt(curve[-1]), r["seconds"],
+                         np.median([t["suggest_ms"] for t in r["trials"]])), flush=True)
+    log("(%.0f s wall for %d runs)" % (time.time() - t0, len(runs)))
+
+    summaries, verdicts = {}, []
+    for pname in a.problems:
+        prob = PROBLEMS[pname]
+        xo, fo = prob.optimum()
+        arrow = "higher is better" if prob.direction == "maximize" else "lower is better"
+        log("")
+        log("### %s: %s, %s (%s; d=%d, T=%d; optimum estimate %s)"
+            % (pname, prob.title, prob.objective, arrow, prob.dim, 1 + len(prob.components), fmt(fo)))
+        log("")
+        log("Noiseless %s of the best configuration among the first k evaluated (best@k), "
+            "median [q1, q3] over %d seeds:" % (prob.objective, len(seeds)))
+        log("")
+        log("| method | " + " | ".join("best@%d" % k for k in ks)
+            + " | s/run | suggest ms (median) | chosen by tuner.best (median) |")
+        log("|---|" + "---|" * len(ks) + "---|---|---|")
+        summaries[pname] = {}
+        for m in method_names:
+            rs = [r for r in runs if r["problem"] == pname and r["method"] == m]
+            if not rs:
+                continue
+            sm = drivers.summary(prob, rs, ks)
+            sm["seconds_per_run"] = float(np.mean([r["seconds"] for r in rs]))
+            sm["suggest_ms_median"] = float(np.median([t["suggest_ms"] for r in rs for t in r["trials"]]))
+            chosen = [r["chosen_true"] for r in rs if r["chosen_true"] is not None]
+            sm["chosen"] = drivers.quartiles(chosen) if chosen else None
+            summaries[pname][m] = sm
+            log("| %s | %s | %.1f | %.1f | %s |" % (
+                m, " | ".join(cell(sm[k]) for k in ks), sm["seconds_per_run"], sm["suggest_ms_median"],
+                fmt(sm["chosen"]["median"]) if sm["chosen"] else "-"))
+        # What the ICM studies' models say.
+        icm_runs = [r for r in runs if r["problem"] == pname and r["method"] == "icm"]
+        if icm_runs:
+            log("")
+            log_icm_models(prob, icm_runs, log)
+        # Verdict: ICM reaches GP-EI's median best@25 within VERDICT_K evaluations.
+        if "icm" in summaries[pname] and "gp-ei" in summaries[pname] and VERDICT_REF in ks:
+            target = summaries[pname]["gp-ei"][VERDICT_REF]["median"]
+            k = drivers.first_k_reaching(prob, summaries[pname]["icm"]["median_curve"], target)
+            ok = k is not None and k <= VERDICT_K
+            text = ("%s: ICM reaches single-task GP-EI's median best@%d (%s) within <= %d evaluations"
+                    % (pname, VERDICT_REF, fmt(target), VERDICT_K))
+            val = ("k = %d: ICM median best@%d = %s" % (k, k, fmt(summaries[pname]["icm"]["median_curve"][k - 1]))
+                   if k is not None else "not within %d evaluations (ICM median best@%d = %s)"
+                   % (a.budget, a.budget, fmt(summaries[pname]["icm"]["median_curve"][-1])))
+            verdicts.append({"target": text, "pass": ok, "value": val, "k": k})
+    if verdicts:
+        log("")
+        for v in verdicts:
+            log("- **%s** %s (%s)" % ("PASS" if v["pass"] else "MISS", v["target"], v["value"]))
+    if a.seeds < 10 or a.budget < 50:
+        log("")
+        log("(subset run: %d seeds, budget %d; the target is defined for 10 seeds, budget 50)" % (a.seeds, a.budget))
+    out["efficiency"] = {"summary": {p: {m: {str(k): v for k, v in s.items()} for m, s in ms.items()}
+                                     for p, ms in summaries.items()},
+                         "verdicts": verdicts}
+
+
+def _matrix(v, T):
+    if v is None:
+        return None
+    a = np.asarray(v, dtype=float)
+    if a.size != T * T:
+        return None
+    return a.reshape(T, T)
+
+
+def log_icm_models(prob, icm_runs, log):
+    """Model rows of the ICM studies: kinds, fit times, the learned
+    correlation of the objective with each component (last ICM fit of each
+    run) next to the empirical correlation of the noiseless values."""
+    import drivers
+    kinds, fits, corr, failures = {}, [], [], 0
+    tasks_seen = None
+    for r in icm_runs:
+        st = drivers.model_stats(r)
+        for k, c in st["kinds"].items():
+            kinds[k] = kinds.get(k, 0) + c
+        fits += st["fit_ms"]
+        li = st["last_icm"]
+        if li is None:
+            failures += 1
+            continue
+        tasks = li.get("tasks") or []
+        C = _matrix(li.get("task_correlation"), len(tasks)) if tasks else None
+        if C is not None and prob.objective in tasks:
+            i = tasks.index(prob.objective)
+            corr.append({t: C[i, j] for j, t in enumerate(tasks)})
+            tasks_seen = tasks
+    sources = {}
+    for r in icm_runs:
+        for t in r["trials"]:
+            sources[t["source"]] = sources.get(t["source"], 0) + 1
+    log("ICM studies: trial sources %s; model rows %s; fit_ms median %s, max %s; runs without an ICM model row: %d"
+        % (json.dumps(sources, sort_keys=True), json.dumps(kinds, sort_keys=True),
+           "%.1f" % np.median(fits) if fits else "-", "%.1f" % np.max(fits) if fits else "-", failures))
+    if corr and tasks_seen:
+        # Empirical correlation of the noiseless components with the objective
+        # over uniform random configurations, for comparison.
+        rng = np.random.default_rng(1)
+        X = prob.sample_unit(rng, 20000)
+        f, comps = prob.true_values(X)
+        log("")
+        log("Learned task correlation with the objective (last ICM fit of each run, median [min, max] "
+            "over runs) and the correlation of the noiseless values over 20000 uniform points:")
+        log("")
+        log("| task | learned | uniform points |")
+        log("|---|---|---|")
+        for t in tasks_seen:
+            if t == prob.objective:
+                continue
+            vals = [c[t] for c in corr if t in c]
+            emp = np.corrcoef(comps[t], f)[0, 1] if t in comps else float("nan")
+            log("| %s | %+.2f [%+.2f, %+.2f] | %+.2f |" % (t, np.median(vals), np.min(vals), np.max(vals), emp))
+
+
+def latency_section(conn, a, log, out):
+    import mt_latency
+    log("")
+    log("## Suggestion latency: warm study, n = %d complete trials, d = %d, %d timed calls "
+        "(BEGIN; SELECT tuner.suggest_next; ROLLBACK)" % (a.latency_n, a.latency_d, a.reps))
+    log("")
+    rows = mt_latency.latency(conn, a.latency_n, a.latency_d, a.latency_tasks, a.reps,
+                              json.loads(a.icm_options), log)
+    log("| algorithm | T | median ms | p90 ms | backend CPU ms (median) | warm model kind | warm fit_ms |")
+    log("|---|---|---|---|---|---|---|")
+    for r in rows:
+        wm = r["warm_model"] or {}
+        log("| %s | %d | %.1f | %.1f | %s | %s | %s |" % (
+            r["method"], r["T"], r["wall"]["median_ms"], r["wall"]["p90_ms"],
+            "%.1f" % r["cpu"]["median_ms"] if r["cpu"] else "-", wm.get("kind", "?"),
+            "%.1f" % wm["fit_ms"] if wm.get("fit_ms") is not None else "-"))
+    icm = next(r for r in rows if r["method"] == "icm")
+    gp = next(r for r in rows if r["method"] == "gp-ei")
+    m = icm["wall"]["median_ms"]
+    v = {"target": "ICM suggest_next median <= %g ms at n=%d, T=%d, d=%d (warm)"
+         % (LATENCY_TARGET_MS, a.latency_n, a.latency_tasks, a.latency_d),
+         "pass": m <= LATENCY_TARGET_MS,
+         "value": "%.1f ms; GP-EI %.1f ms, ratio %.1fx" % (m, gp["wall"]["median_ms"], m / gp["wall"]["median_ms"])}
+    if (icm["warm_model"] or {}).get("kind") != "icm":
+        v["pass"] = False
+        v["value"] += "; the warm model row is not an ICM fit"
+    log("")
+    log("- **%s** %s (%s)" % ("PASS" if v["pass"] else "MISS", v["target"], v["value"]))
+    out["latency"] = {"rows": rows, "verdicts": [v]}
+
+
+def kronecker_section(conn, a, log, out):
+    import mt_latency
+    log("")
+    log("## ICM fit: Kronecker path vs full matrix, tuner.icm_fit on fully observed y, "
+        "n = %d, T = %d, d = %d, %d call(s) each" % (a.kron_n, a.latency_tasks, a.latency_d, a.kron_reps))
+    log("")
+    r = mt_latency.icm_fit_time(conn, a.kron_n, a.latency_d, a.latency_tasks, a.kron_reps, log)
+    log("")
+    log("| options | median s | calls | \"kronecker\" in the result | log-likelihood |")
+    log("|---|---|---|---|---|")
+    for label in ("kronecker", "full"):
+        p = r["paths"][label]
+        log("| `%s` | %.2f | %d | %s | %s |" % (
+            json.dumps({k: v for k, v in p["options"].items() if k != "seed"}), p["median_s"],
+            len(p["seconds"]), p["kronecker"],
+            "%.3f" % p["log_likelihood"] if p["log_likelihood"] is not None else "-"))
+    log("")
+    log("full / Kronecker: %.1fx" % r["ratio_full_over_kronecker"])
+    if r["paths"]["kronecker"]["kronecker"] is not True or r["paths"]["full"]["kronecker"] is not False:
+        log("(warning: the \"kronecker\" flags are not true / false as expected)")
+    out["kronecker"] = r
+
+
+def main():
+    a = parse_args()
+    import drivers
+    method_names = a.methods.split(",") if a.methods else list(drivers.METHODS)
+    for m in method_names:
+        if m in drivers.PLANNED:
+            sys.exit("method %s is not implemented yet: %s" % (m, drivers.PLANNED[m]))
+        if m not in drivers.METHODS:
+            sys.exit("unknown method %r (known: %s)" % (m, ", ".join(drivers.METHODS)))
+    import methods
+    lines = []
+
+    def log(s=""):
+        print(s, flush=True)
+        lines.append(s)
+
+    out = {"started": datetime.datetime.now().isoformat(timespec="seconds"), "argv": sys.argv[1:],
+           "host": platform.node(), "cpus": os.cpu_count(),
+           "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"), "git": git_info(),
+           "loadavg_start": loadavg()}
+    conn = methods.connect()
+    with conn.cursor() as cur:
+        cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'tuner'")
+        out["tuner_version"] = cur.fetchone()[0]
+        cur.execute("SELECT version()")
+        out["server"] = cur.fetchone()[0]
+    try:
+        libdir = subprocess.run(["pg_config", "--pkglibdir"], capture_output=True, text=True,
+                                check=True).stdout.strip()
+        with open(os.path.join(libdir, "tuner.so"), "rb") as fh:
+            out["tuner_so_sha256"] = hashlib.sha256(fh.read()).hexdigest()
+    except (OSError, subprocess.CalledProcessError):
+        out["tuner_so_sha256"] = None
+    g = out["git"]
+    log("# tuner multi-task benchmark %s" % out["started"])
+    log("")
+    log("%s, %d CPUs, OPENBLAS_NUM_THREADS=%s, load average at start %s; tuner %s (tuner.so sha256 %s) "
+        "on %s; commit %s%s \"%s\""
+        % (platform.node(), os.cpu_count(), out["openblas_threads"], " ".join(out["loadavg_start"] or []),
+           out["tuner_version"], (out["tuner_so_sha256"] or "?")[:12], out["server"].split(",")[0],
+           g["commit"], " (uncommitted changes)" if g["dirty"] else "", g["subject"]))
+    t0 = time.time()
+    timings = {}
+    for name, skip, fn in (("efficiency", a.skip_efficiency, lambda: efficiency(conn, a, method_names, log, out)),
+                           ("latency", a.skip_latency, lambda: latency_section(conn, a, log, out)),
+                           ("kronecker", a.skip_kronecker, lambda: kronecker_section(conn, a, log, out))):
+        if not skip:
+            s = time.time()
+            fn()
+            timings[name] = time.time() - s
+    conn.close()
+    out["seconds"] = time.time() - t0
+    out["section_seconds"] = timings
+    out["loadavg_end"] = loadavg()
+    log("")
+    log("total %.0f s (%s); load average at the end %s"
+        % (out["seconds"], ", ".join("%s %.0f s" % kv for kv in timings.items()),
+           " ".join(out["loadavg_end"] or [])))
+    path = a.out or os.path.join(BENCH, "results", "multitask-%s.json"
+                                 % datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    out["log"] = lines
+    with open(path, "w") as fh:
+        json.dump(out, fh, indent=1, default=float)
+    print("results written to %s" % os.path.relpath(path), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""
+mt_latency.py
+    Multi-task latency measurements:
+      - suggest_next of a warm ICM study with n completed trials, T tasks
+        (the objective and T - 1 auxiliary metrics) and d float parameters,
+        next to a warm single-task GP-EI study on the same points;
+      - tuner.icm_fit through the Kronecker path against the full
+        nT x nT matrix ({"force_full": true}) on fully observed y.
+
+    The history is loaded with bench/loader.py (trials inserted directly,
+    see there), extended here with the auxiliary metrics: they are declared
+    with tuner.add_metric and their observations inserted for the same
+    trials before the study's first model suggestion.
+"""
+import json
+import time
+
+import numpy as np
+
+import loader
+from latency import pg_array, smooth_objective, summarize, tuner_latency
+
+
+def task_functions(d, T, seed):
+    """T smooth functions on the unit cube: the objective (bench/latency.py's
+    smooth random function) and T - 1 auxiliary ones, each half the
+    objective and half a function of its own, so the tasks are correlated
+    (about 0.7) as in a real multi-task study."""
+    f0 = smooth_objective(d, seed)
+    others = [smooth_objective(d, seed + 1000 * (k + 1)) for k in range(T - 1)]
+
+    def aux(g):
+        return lambda X: 0.5 * f0(X) + 0.5 * g(X)
+    return [f0] + [aux(g) for g in others]
+
+
+def warm_model(cur, study):
+    """Give the study the model row of a previous fit, as after its first
+    model-based suggestion (bench/loader.py does the same for the GP): one
+    committed suggest_next, its model row detached from its trial, the
+    trial deleted.  Returns that model row (jsonb of every column)."""
+    cur.execute("SELECT tuner.suggest_next(%s)", (study,))
+    trial = cur.fetchone()[0]["trial"]
+    cur.execute("""UPDATE tuner.model m SET trial_id = NULL WHERE trial_id = %s
+                   RETURNING row_to_json(m)""", (trial,))
+    rows = cur.fetchall()
+    if len(rows) != 1:
+        raise RuntimeError("the warm-up suggestion of %s stored %d model rows, expected 1"
+                           % (study, len(rows)))
+    cur.execute("DELETE FROM tuner.trial WHERE id = %s", (trial,))
+    return rows[0][0]
+
+
+def load_multitask_history(conn, d, n, X, fs, algorithm="icm", options=None, warm=True,
+                           n_initial=5, seed=1):
+    """
+    A study of d float parameters in [0, 1] with n complete trials at the
+    rows of X: objective fs[0](X), and auxiliary metrics aux1..aux{T-1}
+    with values fs[k](X), declared with tuner.add_metric; algorithm set with
+    tuner.set_algorithm.  Returns (name, Y as n x T read back, warm model row).
+    """
+    X = np.asarray(X, dtype=float)
+    name, Xb, y0 = loader.load_history(conn, d, n, X, fs[0], n_initial=n_initial, seed=seed,
+                                       warm=False)
+    aux = ["aux%d" % k for k in range(1, len(fs))]
+    with conn.cursor() as cur:
+        for k, m in enumerate(aux, start=1):
+            cur.execute("SELECT tuner.add_metric(%s, %s, 'auxiliary')", (name, m))
+            cur.execute("""
+                INSERT INTO tuner.observation (trial_id, metric_id, value)
+                SELECT t.id, m.id, (%s::float8[])[t.number]
+                  FROM tuner.study s
+                  JOIN tuner.trial t ON t.study_id = s.id
+                  JOIN tuner.metric m ON m.study_id = s.id AND m.name = %s
+                 WHERE s.name = %s""", ([float(v) for v in fs[k](Xb)], m, name))
+            if cur.rowcount != n:
+                raise RuntimeError("inserted %d observations of %s, expected %d" % (cur.rowcount, m, n))
+        cur.execute("SELECT tuner.set_algorithm(%s, %s, %s::jsonb)",
+                    (name, algorithm, json.dumps(options or {})))
+        model = warm_model(cur, name) if warm else None
+        # Read back what suggest_next will see.
+        cur.execute("""SELECT metrics FROM tuner.trials
+                        WHERE study = %s AND state = 'complete' ORDER BY number""", (name,))
+        rows = [r[0] for r in cur.fetchall()]
+    Y = np.array([[float(r[m]) for m in ["value"] + aux] for r in rows])
+    if Y.shape != (n, len(fs)) or not np.array_equal(Y[:, 0], y0):
+        raise RuntimeError("multi-task history read back differs from what was loaded")
+    return name, Xb, Y, model
+
+
+def latency(conn, n, d, T, reps, icm_options, log):
+    """Warm suggest_next latency: ICM (T tasks) and GP-EI on the same points."""
+    rng = np.random.default_rng(d * 7919 + n)
+    X = rng.uniform(size=(n, d))
+    fs = task_functions(d, T, seed=1000 * d + n)
+    rows = []
+    # Baseline: exactly bench/latency.py's warm GP-EI study.
+    gp_name, _, _ = loader.load_history(conn, d, n, X, fs[0], warm=True)
+    with conn.cursor() as cur:
+        cur.execute("""SELECT row_to_json(m) FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+                        WHERE s.name = %s ORDER BY m.id DESC LIMIT 1""", (gp_name,))
+        gp_model = cur.fetchone()[0]
+    t, cpu, last = tuner_latency(conn, gp_name, reps)
+    rows.append({"method": "gp-ei", "n": n, "d": d, "T": 1, "study": gp_name, "wall": summarize(t),
+                 "cpu": summarize(cpu) if cpu else None, "warm_model": gp_model, "last": last})
+    icm_name, _, Y, icm_model = load_multitask_history(conn, d, n, X, fs, "icm", icm_options)
+    t, cpu, last = tuner_latency(conn, icm_name, reps)
+    rows.append({"method": "icm", "n": n, "d": d, "T": T, "study": icm_name, "wall": summarize(t),
+                 "cpu": summarize(cpu) if cpu else None, "warm_model": icm_model, "last": last,
+                 "task_correlation_data": np.corrcoef(Y.T).tolist()})
+    return rows
+
+
+def icm_fit_time(conn, n, d, T, reps, log, seed=1):
+    """Wall time of tuner.icm_fit on fully observed y (n x T), through the
+    Kronecker path ({}) and the full matrix ({"force_full": true})."""
+    rng = np.random.default_rng(seed + n)
+    X = rng.uniform(size=(n, d))
+    fs = task_functions(d, T, seed=77 + n)
+    Y = np.column_stack([f(X) for f in fs])
+    xs, ys = pg_array(X), pg_array(Y)
+    out = {}
+    for label, opts in (("kronecker", {}), ("full", {"force_full": True})):
+        opts = dict(opts, seed=seed)
+        times, info = [], None
+        with conn.cursor() as cur:
+            for i in range(reps):
+                t0 = time.perf_counter()
+                cur.execute("SELECT tuner.icm_fit(%s::float8[], %s::float8[], %s::jsonb)",
+                            (xs, ys, json.dumps(opts)))
+                m = cur.fetchone()[0]
+                times.append(time.perf_counter() - t0)
+                info = {"kronecker": m.get("kronecker"), "log_likelihood": m.get("log_likelihood"),
+                        "rank": m.get("rank"), "task_correlation": m.get("task_correlation")}
+                log("   icm_fit %-9s n=%d T=%d d=%d call %d: %.2f s (kronecker=%s, log-lik %s)"
+                    % (label, n, T, d, i + 1, times[-1], info["kronecker"],
+                       "%.3f" % info["log_likelihood"] if info["log_likelihood"] is not None else "?"))
+        out[label] = {"options": opts, "seconds": times, "median_s": float(np.median(times)), **info}
+    return {"n": n, "d": d, "T": T, "paths": out,
+            "ratio_full_over_kronecker": out["full"]["median_s"] / out["kronecker"]["median_s"]}
