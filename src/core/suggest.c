@@ -210,6 +210,7 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 	GpModel *model = NULL;
 	GpFitOptions fit_options;
 	AcquisitionOptions acq_options;
+	Posterior post;
 	TunerErrorCode rc = TUNER_OK;
 	int n_ranked = 0;
 	int chosen = -1;
@@ -274,7 +275,8 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 		best = fmin(best, model->y[i]);
 
 	acquisition_options_init(&acq_options, d);
-	rc = acquisition_rank(model, best, incumbents,
+	gp_posterior(model, &post);
+	rc = acquisition_rank(&post, best, incumbents,
 						  pick_incumbents(fitted, incumbents), &acq_options,
 						  rng, MAX_RANKED, ranked, values, &n_ranked, status);
 	if (rc != TUNER_OK)
@@ -284,7 +286,7 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 	 * Snap the best few to the grid and score them again there (rounding
 	 * moves discrete parameters); beyond those, take the first one free.
 	 */
-	scratch = tuner_alloc(sizeof(double) * 2 * model->n);
+	scratch = tuner_alloc(sizeof(double) * acquisition_scratch_size(&post));
 	if (scratch == NULL)
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
@@ -302,7 +304,7 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 		space_from_unit(in->params, d, u, native);
 		if (is_taken(in, native))
 			continue;
-		v = i < RESCORED ? acquisition_log_ei(model, best, u, NULL, scratch)
+		v = i < RESCORED ? acquisition_log_ei(&post, best, u, NULL, scratch)
 						 : values[i];
 		if (chosen < 0 || v > chosen_value)
 		{
