@@ -17,6 +17,7 @@ CORE_OBJS = \
 	src/core/icm_fit.o \
 	src/core/log_ei.o \
 	src/core/gp_posterior.o \
+	src/core/icm_posterior.o \
 	src/core/acquisition.o \
 	src/core/space.o \
 	src/core/design.o \
