@@ -22,7 +22,9 @@ CORE_OBJS = \
 	src/core/space.o \
 	src/core/design.o \
 	src/core/nlopt_guard.o \
-	src/core/suggest.o
+	src/core/suggest.o \
+	src/core/suggest_gp.o \
+	src/core/suggest_icm.o
 
 PG_OBJS = \
 	src/pg/tuner.o \

@@ -352,7 +352,9 @@ starting_point(const IcmProblem *p, const IcmFitOptions *options,
 	int k;
 
 	if (w == NULL)
-		start++;
+		start++; /* no warm start: skip its slot */
+	if (start > 0)
+		start += options->first_alternate;
 	for (k = 0; k < T; k++)
 		theta[d + tr + 2 * T + k] = 0.0;
 	if (start == 0)

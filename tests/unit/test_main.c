@@ -29,6 +29,7 @@ main(int argc, char **argv)
 		{"suggest", test_suggest},
 		{"icm", test_icm},
 		{"icm_posterior", test_icm_posterior},
+		{"icm_suggest", test_icm_suggest},
 	};
 	size_t		i;
 

@@ -46,5 +46,6 @@ void		test_design(void);
 void		test_suggest(void);
 void		test_icm(void);
 void		test_icm_posterior(void);
+void		test_icm_suggest(void);
 
 #endif
