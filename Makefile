@@ -41,7 +41,9 @@ TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 REGRESS = study parameter suggest report gp branin runner preset
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
-PG_CPPFLAGS += -Isrc/core -Isrc/pg
+# override: a PG_CPPFLAGS given on the command line (CI warning flags)
+# must not drop the include paths
+override PG_CPPFLAGS += -Isrc/core -Isrc/pg
 PG_CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare
 SHLIB_LINK += -llapacke -lopenblas -lnlopt -lm
 
