@@ -125,6 +125,8 @@ typedef struct IcmFitOptions
 	 * callers with a small budget of starts can rotate through them.
 	 */
 	int first_alternate;
+	/* Evaluations for the warm start; 0 = max_evals like the others. */
+	int warm_max_evals;
 } IcmFitOptions;
 
 /* Defaults for IcmFitOptions (rank 1). */

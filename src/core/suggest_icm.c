@@ -22,6 +22,15 @@
 /* The default number of columns of W: one shared factor and one more. */
 #define DEFAULT_RANK 2
 
+/*
+ * The warm start's refinement stops after this many likelihood evaluations
+ * (an eigen-decomposition each): a refinement cut short resumes at the next
+ * trial from where it stopped.  At n = 100, T = 4, d = 10 an uncapped
+ * refinement took 37-72 evaluations; capped at 40 the log likelihood ended
+ * within 0.4 of it, and the suggestion took 40-48 ms instead of 36-83 ms.
+ */
+#define WARM_MAX_EVALS 40
+
 /* An auxiliary metric whose sd is below this fraction of its mean is
  * constant. */
 #define NO_SPREAD 1e-12
@@ -252,6 +261,7 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		fit_options.warm = warm;
 		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
 		fit_options.first_alternate = (n / 4) % 3;
+		fit_options.warm_max_evals = WARM_MAX_EVALS;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = icm_fit(x, y, n, d, T, &fit_options, &fitted, status);
