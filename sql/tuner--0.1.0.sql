@@ -37,7 +37,7 @@ CREATE TABLE tuner.study (
 	name		text NOT NULL UNIQUE CHECK (name <> ''),
 	objective	text NOT NULL CHECK (objective <> ''),
 	direction	text NOT NULL CHECK (direction IN ('minimize', 'maximize')),
-	algorithm	text NOT NULL DEFAULT 'gp-ei' CHECK (algorithm IN ('gp-ei')),
+	algorithm	text NOT NULL DEFAULT 'gp-ei' CHECK (algorithm IN ('gp-ei', 'icm', 'random')),
 	settings	jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(settings) = 'object'),
 	seed		bigint NOT NULL,
 	runner		text REFERENCES tuner.runner (name) ON UPDATE CASCADE,
@@ -78,8 +78,8 @@ CREATE TABLE tuner.metric (
 	id			bigserial PRIMARY KEY,
 	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
 	name		text NOT NULL CHECK (name <> ''),
-	role		text NOT NULL DEFAULT 'auxiliary'
-				CHECK (role IN ('objective', 'auxiliary', 'constraint')),
+	role		text NOT NULL DEFAULT 'recorded'
+				CHECK (role IN ('objective', 'auxiliary', 'constraint', 'recorded')),
 	direction	text CHECK (direction IN ('minimize', 'maximize')),
 	unit		text,
 	cluster_hint text[],
@@ -91,6 +91,8 @@ COMMENT ON COLUMN tuner.metric.cluster_hint IS
 
 COMMENT ON TABLE tuner.metric IS
 	'Every metric a study measures; the objective is registered by create_study';
+COMMENT ON COLUMN tuner.metric.role IS
+	'objective: what is tuned; auxiliary: modelled with it by multi-task algorithms; constraint: must stay within bounds; recorded: reported by a trial, stored, not modelled';
 
 CREATE TABLE tuner.job (
 	id			bigserial PRIMARY KEY,
@@ -173,20 +175,48 @@ CREATE TABLE tuner.model (
 	id			bigserial PRIMARY KEY,
 	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
 	trial_id	bigint REFERENCES tuner.trial (id) ON DELETE CASCADE,
-	kind		text NOT NULL DEFAULT 'gp' CHECK (kind IN ('gp')),
+	kind		text NOT NULL DEFAULT 'gp' CHECK (kind IN ('gp', 'icm')),
 	n			int NOT NULL,
 	lengthscales float8[] NOT NULL,
 	outputscale float8 NOT NULL,
 	noise		float8 NOT NULL,
 	mean		float8,
 	log_likelihood float8,
+	tasks		text[],
+	rank		int,
+	task_loadings float8[],
+	task_variance float8[],
+	task_covariance float8[],
+	task_correlation float8[],
+	task_noise	float8[],
+	task_mean	float8[],
+	kronecker	bool,
+	fit_ms		float8,
 	fitted_at	timestamptz NOT NULL DEFAULT now()
 );
 
 CREATE INDEX model_study_idx ON tuner.model (study_id, id);
 
 COMMENT ON TABLE tuner.model IS
-	'What each fit learned: hyperparameters in the unit cube with a standardized objective';
+	'What each fit learned: hyperparameters in the unit cube, each task (metric) standardized';
+COMMENT ON COLUMN tuner.model.lengthscales IS
+	'One per parameter, in parameter order, shared by every task of the model';
+COMMENT ON COLUMN tuner.model.outputscale IS
+	'Signal variance of the objective (B[1][1] for an ICM model)';
+COMMENT ON COLUMN tuner.model.noise IS
+	'Noise variance of the objective';
+COMMENT ON COLUMN tuner.model.tasks IS
+	'Metrics the model learned from, the objective first; task i of the task_* arrays is tasks[i]';
+COMMENT ON COLUMN tuner.model.task_loadings IS
+	'ICM: W (tasks x rank) of the task covariance B = W W^T + diag(task_variance)';
+COMMENT ON COLUMN tuner.model.task_covariance IS
+	'ICM: B (tasks x tasks), in standardized units';
+COMMENT ON COLUMN tuner.model.task_correlation IS
+	'ICM: the correlation matrix of B; see tuner.task_correlation()';
+COMMENT ON COLUMN tuner.model.kronecker IS
+	'ICM: true when every trial reported every task and the Kronecker-structured solve was used';
+COMMENT ON COLUMN tuner.model.fit_ms IS
+	'Wall time of the hyperparameter fit in milliseconds';
 
 SELECT pg_catalog.pg_extension_config_dump('tuner.runner', '');
 SELECT pg_catalog.pg_extension_config_dump('tuner.study', '');
@@ -260,7 +290,8 @@ SELECT s.id,
 		 WHERE t.study_id = s.id AND t.state = 'complete') AS best_value,
 	   s.owner,
 	   s.created_at,
-	   s.runner
+	   s.runner,
+	   s.algorithm
   FROM tuner.study s;
 
 COMMENT ON VIEW tuner.studies IS
@@ -306,6 +337,13 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 warm_outputscale float8,
 									 warm_noise float8,
 									 warm_mean float8 DEFAULT NULL,
+									 algorithm text DEFAULT 'gp-ei',
+									 y_aux float8[] DEFAULT NULL,
+									 icm_rank int DEFAULT NULL,
+									 warm_task_loadings float8[] DEFAULT NULL,
+									 warm_task_variance float8[] DEFAULT NULL,
+									 warm_task_noise float8[] DEFAULT NULL,
+									 warm_task_mean float8[] DEFAULT NULL,
 									 OUT config float8[], OUT source text,
 									 OUT predicted_mean float8,
 									 OUT predicted_sd float8,
@@ -313,7 +351,17 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 OUT lengthscales float8[],
 									 OUT outputscale float8, OUT noise float8,
 									 OUT log_likelihood float8,
-									 OUT mean float8)
+									 OUT mean float8,
+									 OUT fit_ms float8,
+									 OUT tasks_used int[],
+									 OUT rank int,
+									 OUT kronecker bool,
+									 OUT task_loadings float8[],
+									 OUT task_variance float8[],
+									 OUT task_covariance float8[],
+									 OUT task_correlation float8[],
+									 OUT task_noise float8[],
+									 OUT task_mean float8[])
 RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_suggest_point'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -855,10 +903,10 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_settings)
 	LOOP
-		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner') THEN
+		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank') THEN
 			RAISE EXCEPTION 'unknown study setting "%"', k
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner.';
+					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank.';
 		END IF;
 	END LOOP;
 	PERFORM tuner._check_run_settings(p_settings);
@@ -867,6 +915,9 @@ BEGIN
 	END IF;
 	IF p_settings ? 'n_initial' THEN
 		PERFORM tuner._json_int(p_settings -> 'n_initial', 'setting n_initial', 1, 1000);
+	END IF;
+	IF p_settings ? 'icm_rank' THEN
+		PERFORM tuner._json_int(p_settings -> 'icm_rank', 'setting icm_rank', 1, 100);
 	END IF;
 	IF p_settings ? 'seed' THEN
 		v_seed := tuner._json_int(p_settings -> 'seed', 'setting seed',
@@ -1084,6 +1135,161 @@ END;
 $$;
 
 -------------------------------------------------------------------------------
+-- Metrics and algorithms
+-------------------------------------------------------------------------------
+
+-- Declare a metric of a study, or change the role, direction or unit of one
+-- already declared or reported.  Auxiliary metrics are the extra tasks of
+-- the multi-task algorithms; metrics that trials report without being
+-- declared are only recorded.  Returns the metric's id.
+CREATE FUNCTION tuner.add_metric(study text, name text,
+								 role text DEFAULT 'auxiliary',
+								 direction text DEFAULT NULL,
+								 unit text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	p_name text := $2;
+	p_role text := $3;
+	p_direction text := $4;
+	p_unit text := $5;
+	v_id bigint;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_name, 'name');
+	PERFORM tuner._not_null(p_role, 'role');
+	IF pg_catalog.btrim(p_name) = '' THEN
+		RAISE EXCEPTION 'metric name must not be empty'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF pg_catalog.left(p_name, 1) = '_' THEN
+		RAISE EXCEPTION 'metric name "%" starts with "_"', p_name
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Keys starting with "_" are runner extras, stored in the trial''s details, never metrics.';
+	END IF;
+	IF p_role NOT IN ('objective', 'auxiliary', 'constraint') THEN
+		RAISE EXCEPTION 'invalid metric role "%"', p_role
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use ''auxiliary'' or ''constraint''; the objective is set by tuner.create_study().';
+	END IF;
+	IF p_direction IS NOT NULL AND p_direction NOT IN ('minimize', 'maximize') THEN
+		RAISE EXCEPTION 'invalid direction "%"', p_direction
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use ''minimize'' or ''maximize''.';
+	END IF;
+	IF (p_role = 'objective') <> (p_name = s.objective) THEN
+		IF p_role = 'objective' THEN
+			RAISE EXCEPTION 'study "%" already has the objective "%"', s.name, s.objective
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'A study has one objective, chosen by tuner.create_study(); add this metric as ''auxiliary''.';
+		END IF;
+		RAISE EXCEPTION '"%" is the objective of study "%"', p_name, s.name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The objective keeps its role; choose another metric.';
+	END IF;
+	IF p_role = 'objective' AND p_direction IS DISTINCT FROM s.direction
+	   AND p_direction IS NOT NULL THEN
+		RAISE EXCEPTION 'the objective of study "%" is to %, not to %', s.name,
+			  s.direction, p_direction
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The objective''s direction is set by tuner.create_study().';
+	END IF;
+
+	INSERT INTO tuner.metric AS m (study_id, name, role, direction, unit)
+	VALUES (s.id, p_name, p_role, p_direction, p_unit)
+	ON CONFLICT (study_id, name) DO UPDATE
+	   SET role = EXCLUDED.role,
+		   direction = COALESCE(EXCLUDED.direction, m.direction),
+		   unit = COALESCE(EXCLUDED.unit, m.unit)
+	RETURNING m.id INTO v_id;
+	RETURN v_id;
+END;
+$$;
+
+-- Choose how a study's next trials are suggested: 'gp-ei' (a GP of the
+-- objective), 'icm' (a multi-task GP of the objective and its auxiliary
+-- metrics) or 'random'.  Options: for icm, {"rank": k}, the rank of the
+-- learned task covariance.  Applies from the next tuner.suggest_next().
+CREATE FUNCTION tuner.set_algorithm(study text, algorithm text,
+									options jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	p_algorithm text := $2;
+	p_options jsonb := $3;
+	k text;
+	v_settings jsonb;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_algorithm, 'algorithm');
+	PERFORM tuner._not_null(p_options, 'options');
+	IF p_algorithm NOT IN ('gp-ei', 'icm', 'random') THEN
+		RAISE EXCEPTION 'unknown algorithm "%"', p_algorithm
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Known algorithms: gp-ei, icm, random.';
+	END IF;
+	IF pg_catalog.jsonb_typeof(p_options) <> 'object' THEN
+		RAISE EXCEPTION 'options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(p_options));
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_options)
+	LOOP
+		IF p_algorithm <> 'icm' OR k <> 'rank' THEN
+			RAISE EXCEPTION 'unknown option "%" for algorithm "%"', k, p_algorithm
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = CASE p_algorithm WHEN 'icm' THEN 'Known options: rank.'
+							 ELSE pg_catalog.format('Algorithm %s takes no options.', p_algorithm) END;
+		END IF;
+	END LOOP;
+
+	v_settings := s.settings;
+	IF p_options ? 'rank' THEN
+		v_settings := v_settings || pg_catalog.jsonb_build_object('icm_rank',
+			tuner._json_int(p_options -> 'rank', 'icm option rank', 1, 100));
+	END IF;
+	UPDATE tuner.study SET algorithm = p_algorithm, settings = v_settings
+	 WHERE id = s.id;
+END;
+$$;
+
+-- What the study's latest multi-task model learned between its metrics:
+-- one row per ordered pair of tasks, the objective first.
+CREATE FUNCTION tuner.task_correlation(study text)
+RETURNS TABLE (metric text, other_metric text, correlation float8,
+			   covariance float8, model bigint, n int)
+LANGUAGE plpgsql STABLE
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	m tuner.model;
+BEGIN
+	s := tuner._find_study($1);
+	SELECT * INTO m FROM tuner.model
+	 WHERE study_id = s.id AND kind = 'icm'
+	 ORDER BY id DESC LIMIT 1;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'study "%" has no multi-task model yet', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Declare auxiliary metrics with tuner.add_metric(), choose tuner.set_algorithm(study, ''icm''), and let tuner.suggest_next() fit one after the initial design.';
+	END IF;
+	RETURN QUERY
+	SELECT m.tasks[i], m.tasks[j], m.task_correlation[i][j],
+		   m.task_covariance[i][j], m.id, m.n
+	  FROM pg_catalog.generate_subscripts(m.tasks, 1) AS i,
+		   pg_catalog.generate_subscripts(m.tasks, 1) AS j
+	 ORDER BY i, j;
+END;
+$$;
+
+-------------------------------------------------------------------------------
 -- Trials
 -------------------------------------------------------------------------------
 
@@ -1108,6 +1314,10 @@ DECLARE
 	v_params jsonb;
 	v_trial bigint;
 	v_objective_id bigint;
+	v_icm bool;
+	v_aux_ids bigint[] := '{}';
+	v_aux_names text[] := '{}';
+	v_tasks text[];
 	p_study text := $1;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
@@ -1149,11 +1359,27 @@ BEGIN
 	-- trials for each trial (50 ms at 100 trials).
 	SELECT m.id INTO v_objective_id
 	  FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective;
+	-- The multi-task model learns from the declared auxiliary metrics too:
+	-- one row of them per observed trial, NULL where a trial lacks one.
+	v_icm := s.algorithm = 'icm';
+	IF v_icm THEN
+		SELECT COALESCE(pg_catalog.array_agg(m.id ORDER BY m.id), '{}'),
+			   COALESCE(pg_catalog.array_agg(m.name ORDER BY m.id), '{}')
+		  INTO v_aux_ids, v_aux_names
+		  FROM tuner.metric m WHERE m.study_id = s.id AND m.role = 'auxiliary';
+		v_icm := pg_catalog.cardinality(v_aux_ids) > 0;
+	END IF;
 	WITH p AS (
 		SELECT position, name, kind, choices
 		  FROM tuner.parameter WHERE study_id = s.id
 	), native AS MATERIALIZED (
 		SELECT t.number, t.state, ob.value,
+			   CASE WHEN v_icm AND t.state = 'complete' THEN ARRAY(
+					SELECT ax.value
+					  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
+					  LEFT JOIN tuner.observation ax
+						ON ax.trial_id = t.id AND ax.metric_id = a.id
+					 ORDER BY a.k) END AS aux,
 			   pg_catalog.array_agg(CASE p.kind
 					WHEN 'bool' THEN CASE WHEN (t.config -> p.name)::bool THEN 1 ELSE 0 END
 					WHEN 'categorical' THEN pg_catalog.array_position(p.choices, t.config ->> p.name) - 1
@@ -1164,10 +1390,11 @@ BEGIN
 			   AND t.state = 'complete'
 		 CROSS JOIN p
 		 WHERE t.study_id = s.id
-		 GROUP BY t.number, t.state, ob.value
+		 GROUP BY t.id, t.number, t.state, ob.value
 	)
 	SELECT pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS x_observed,
 		   pg_catalog.array_agg(v_sign * n.value ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS y_observed,
+		   pg_catalog.array_agg(n.aux ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL AND n.aux IS NOT NULL) AS y_aux,
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS x_pending,
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('failed', 'interrupted')
 																 OR (n.state = 'complete' AND n.value IS NULL)) AS x_other,
@@ -1175,8 +1402,14 @@ BEGIN
 	  INTO h
 	  FROM native n;
 
-	SELECT m.lengthscales, m.outputscale, m.noise, m.mean INTO w
-	  FROM tuner.model m WHERE m.study_id = s.id
+	-- Warm start from the last fit of the same model over the same tasks.
+	v_tasks := ARRAY[s.objective] || v_aux_names;
+	SELECT m.lengthscales, m.outputscale, m.noise, m.mean, m.task_loadings,
+		   m.task_variance, m.task_noise, m.task_mean INTO w
+	  FROM tuner.model m
+	 WHERE m.study_id = s.id
+	   AND m.kind = CASE WHEN v_icm THEN 'icm' ELSE 'gp' END
+	   AND (NOT v_icm OR m.tasks = v_tasks)
 	 ORDER BY m.id DESC LIMIT 1;
 
 	v_n_initial := COALESCE((s.settings ->> 'n_initial')::int,
@@ -1188,7 +1421,13 @@ BEGIN
 							  (SELECT pg_catalog.count(*)::int FROM tuner.trial t
 								WHERE t.study_id = s.id AND t.source <> 'default'),
 							  v_seed, s.seed,
-							  w.lengthscales, w.outputscale, w.noise, w.mean);
+							  w.lengthscales, w.outputscale, w.noise, w.mean,
+							  CASE WHEN s.algorithm = 'icm' AND NOT v_icm THEN 'gp-ei'
+								   ELSE s.algorithm END,
+							  CASE WHEN v_icm THEN h.y_aux END,
+							  (s.settings ->> 'icm_rank')::int,
+							  w.task_loadings, w.task_variance, w.task_noise,
+							  w.task_mean);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])
@@ -1215,10 +1454,21 @@ BEGIN
 	END;
 
 	IF r.source = 'model' THEN
+		-- the tasks the model kept, in its order (tasks_used is 0-based)
+		SELECT pg_catalog.array_agg(v_tasks[u.k] ORDER BY u.used) INTO v_tasks
+		  FROM pg_catalog.unnest(r.tasks_used) WITH ORDINALITY AS u(used, k)
+		 WHERE u.used >= 0;
 		INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales,
-								 outputscale, noise, mean, log_likelihood)
-		VALUES (s.id, v_trial, 'gp', h.n_observed, r.lengthscales,
-				r.outputscale, r.noise, r.mean, r.log_likelihood);
+								 outputscale, noise, mean, log_likelihood,
+								 tasks, rank, task_loadings, task_variance,
+								 task_covariance, task_correlation,
+								 task_noise, task_mean, kronecker, fit_ms)
+		VALUES (s.id, v_trial, CASE WHEN r.rank IS NULL THEN 'gp' ELSE 'icm' END,
+				h.n_observed, r.lengthscales, r.outputscale, r.noise, r.mean,
+				r.log_likelihood, COALESCE(v_tasks, ARRAY[s.objective]), r.rank,
+				r.task_loadings, r.task_variance, r.task_covariance,
+				r.task_correlation, r.task_noise, r.task_mean, r.kronecker,
+				r.fit_ms);
 	END IF;
 
 	RETURN pg_catalog.jsonb_build_object('trial', v_trial, 'params', v_params);
@@ -1320,7 +1570,7 @@ BEGIN
 	FOR i IN 1 .. pg_catalog.cardinality(v_names)
 	LOOP
 		INSERT INTO tuner.metric (study_id, name, role)
-		VALUES (s.id, v_names[i], 'auxiliary')
+		VALUES (s.id, v_names[i], 'recorded')
 		ON CONFLICT (study_id, name) DO NOTHING;
 		SELECT id INTO v_metric FROM tuner.metric
 		 WHERE study_id = s.id AND name = v_names[i];
