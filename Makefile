@@ -20,7 +20,8 @@ CORE_OBJS = \
 	src/core/space.o \
 	src/core/design.o \
 	src/core/nlopt_guard.o \
-	src/core/suggest.o
+	src/core/suggest.o \
+	src/core/clusters.o
 
 PG_OBJS = \
 	src/pg/tuner.o \
