@@ -7,6 +7,9 @@
 
 #include "unit.h"
 
+/* declared here rather than in unit.h, which this change leaves alone */
+void		test_clusters(void);
+
 int			unit_passed = 0;
 int			unit_failed = 0;
 
@@ -28,6 +31,7 @@ main(int argc, char **argv)
 		{"design", test_design},
 		{"suggest", test_suggest},
 		{"icm", test_icm},
+		{"clusters", test_clusters},
 	};
 	size_t		i;
 
