@@ -76,7 +76,7 @@ extern void cluster_options_init(ClusterOptions *options);
  * tests: the smallest attainable p-value 1 / (B + 1) is then 0.8 of
  * Benjamini-Hochberg's smallest threshold alpha / m, so a lone strong
  * effect can still be found (with 199 no p-value is below 0.005, and at
- * m = 40, alpha = 0.05 nothing could pass unless four tests did together).
+ * m = 40, alpha = 0.05 nothing could pass unless five tests did together).
  * For d = 10, T = 4 this is 999.
  *
  * A cluster's confidence is certainty * separation:
