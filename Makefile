@@ -24,7 +24,8 @@ CORE_OBJS = \
 	src/core/nlopt_guard.o \
 	src/core/suggest.o \
 	src/core/suggest_gp.o \
-	src/core/suggest_icm.o
+	src/core/suggest_icm.o \
+	src/core/clusters.o
 
 PG_OBJS = \
 	src/pg/tuner.o \

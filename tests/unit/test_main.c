@@ -7,6 +7,9 @@
 
 #include "unit.h"
 
+/* declared here rather than in unit.h, which this change leaves alone */
+void		test_clusters(void);
+
 int			unit_passed = 0;
 int			unit_failed = 0;
 
@@ -30,6 +33,7 @@ main(int argc, char **argv)
 		{"icm", test_icm},
 		{"icm_posterior", test_icm_posterior},
 		{"icm_suggest", test_icm_suggest},
+		{"clusters", test_clusters},
 	};
 	size_t		i;
 
