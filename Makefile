@@ -32,6 +32,7 @@ PG_OBJS = \
 	src/pg/arrays.o \
 	src/pg/gp_glue.o \
 	src/pg/suggest_glue.o \
+	src/pg/clusters_glue.o \
 	src/pg/runner_exec.o \
 	src/pg/worker.o
 
@@ -39,7 +40,7 @@ OBJS = $(CORE_OBJS) $(PG_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report gp branin runner preset multitask
+REGRESS = study parameter suggest report gp branin runner preset multitask clusters
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

@@ -7,9 +7,6 @@
 
 #include "unit.h"
 
-/* declared here rather than in unit.h, which this change leaves alone */
-void		test_clusters(void);
-
 int			unit_passed = 0;
 int			unit_failed = 0;
 
