@@ -363,6 +363,8 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 warm_task_variance float8[] DEFAULT NULL,
 									 warm_task_noise float8[] DEFAULT NULL,
 									 warm_task_mean float8[] DEFAULT NULL,
+									 x_transfer float8[] DEFAULT NULL,
+									 y_transfer float8[] DEFAULT NULL,
 									 OUT config float8[], OUT source text,
 									 OUT predicted_mean float8,
 									 OUT predicted_sd float8,
@@ -520,6 +522,37 @@ BEGIN
 		RAISE EXCEPTION '% must not be NULL', what
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
+END;
+$$;
+
+-- Check the transfer_from setting: earlier studies, by name.
+CREATE FUNCTION tuner._check_transfer_from(value jsonb, study text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	v_name text;
+BEGIN
+	IF pg_catalog.jsonb_typeof(value) <> 'array' OR pg_catalog.jsonb_array_length(value) = 0
+	   OR EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(value) e
+				   WHERE pg_catalog.jsonb_typeof(e) <> 'string') THEN
+		RAISE EXCEPTION 'setting transfer_from must be a non-empty array of study names'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', value),
+				  HINT = 'For example {"transfer_from": ["rocksdb_old_disk"]}.';
+	END IF;
+	FOR v_name IN SELECT pg_catalog.jsonb_array_elements_text(value)
+	LOOP
+		IF v_name = study THEN
+			RAISE EXCEPTION 'study "%" cannot transfer from itself', study
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF NOT EXISTS (SELECT 1 FROM tuner.study s WHERE s.name = v_name) THEN
+			RAISE EXCEPTION 'transfer_from names study "%", which does not exist', v_name
+				USING ERRCODE = 'undefined_object',
+					  HINT = 'tuner.studies lists the existing studies.';
+		END IF;
+	END LOOP;
 END;
 $$;
 
@@ -935,10 +968,10 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_settings)
 	LOOP
-		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank') THEN
+		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank', 'transfer_from') THEN
 			RAISE EXCEPTION 'unknown study setting "%"', k
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank.';
+					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, transfer_from.';
 		END IF;
 	END LOOP;
 	PERFORM tuner._check_run_settings(p_settings);
@@ -950,6 +983,9 @@ BEGIN
 	END IF;
 	IF p_settings ? 'icm_rank' THEN
 		PERFORM tuner._json_int(p_settings -> 'icm_rank', 'setting icm_rank', 1, 100);
+	END IF;
+	IF p_settings ? 'transfer_from' THEN
+		PERFORM tuner._check_transfer_from(p_settings -> 'transfer_from', p_name);
 	END IF;
 	IF p_settings ? 'seed' THEN
 		v_seed := tuner._json_int(p_settings -> 'seed', 'setting seed',
@@ -1164,6 +1200,54 @@ BEGIN
 			USING ERRCODE = 'duplicate_object';
 	END;
 END;
+$$;
+
+-- The complete trials of earlier studies (sources, by name) as rows of
+-- this study's space, for the multi-task model's transfer tasks: x the
+-- native values of this study's parameters (a parameter the earlier trial
+-- lacks takes its default here), y one column per source, NULL except the
+-- trial's own source, which holds its objective to be minimised.  Trials
+-- outside this space (out of bounds, unknown choices, no value and no
+-- default) are left out.
+CREATE FUNCTION tuner._transfer_rows(study_id bigint, sources text[],
+									 OUT x float8[], OUT y float8[])
+RETURNS SETOF record
+LANGUAGE sql STABLE
+AS $$
+WITH src AS (
+	SELECT st.id, st.objective, st.direction, o.k
+	  FROM pg_catalog.unnest($2) WITH ORDINALITY AS o(name, k)
+	  JOIN tuner.study st ON st.name = o.name AND st.id <> $1
+), r AS (
+	SELECT src.k, t.number,
+		   CASE src.direction WHEN 'maximize' THEN -ob.value ELSE ob.value END AS v,
+		   ARRAY(SELECT CASE p.kind
+						WHEN 'bool' THEN
+							CASE WHEN pg_catalog.jsonb_typeof(pv.v) = 'boolean'
+								 THEN CASE WHEN pv.v::bool THEN 1 ELSE 0 END END
+						WHEN 'categorical' THEN
+							pg_catalog.array_position(p.choices, pv.v #>> '{}') - 1
+						ELSE
+							CASE WHEN pg_catalog.jsonb_typeof(pv.v) = 'number'
+									  AND pv.v::float8 BETWEEN p.low AND p.high
+									  AND (p.kind = 'float' OR pv.v::float8 = pg_catalog.round(pv.v::float8))
+								 THEN pv.v::float8 END END
+				   FROM tuner.parameter p
+				  CROSS JOIN LATERAL (SELECT COALESCE(t.config -> p.name, p.default_value) AS v) pv
+				  WHERE p.study_id = $1
+				  ORDER BY p.position) AS x
+	  FROM src
+	  JOIN tuner.metric m ON m.study_id = src.id AND m.name = src.objective
+	  JOIN tuner.trial t ON t.study_id = src.id AND t.state = 'complete'
+	  JOIN tuner.observation ob ON ob.trial_id = t.id AND ob.metric_id = m.id
+)
+SELECT r.x,
+	   ARRAY(SELECT CASE WHEN g = r.k THEN r.v END
+			   FROM pg_catalog.generate_series(1, pg_catalog.cardinality($2)) AS g
+			  ORDER BY g)
+  FROM r
+ WHERE pg_catalog.array_position(r.x, NULL) IS NULL
+ ORDER BY r.k, r.number;
 $$;
 
 -------------------------------------------------------------------------------
@@ -1552,6 +1636,10 @@ DECLARE
 	v_aux_ids bigint[] := '{}';
 	v_aux_names text[] := '{}';
 	v_tasks text[];
+	v_sources text[] := '{}';
+	v_source_tasks text[] := '{}';
+	v_x_transfer float8[];
+	v_y_transfer float8[];
 	p_study text := $1;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
@@ -1595,20 +1683,32 @@ BEGIN
 	  FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective;
 	-- The multi-task model learns from the declared auxiliary metrics too:
 	-- one row of them per observed trial, NULL where a trial lacks one.
-	v_icm := s.algorithm = 'icm';
-	IF v_icm THEN
+	IF s.algorithm = 'icm' THEN
 		SELECT COALESCE(pg_catalog.array_agg(m.id ORDER BY m.id), '{}'),
 			   COALESCE(pg_catalog.array_agg(m.name ORDER BY m.id), '{}')
 		  INTO v_aux_ids, v_aux_names
 		  FROM tuner.metric m WHERE m.study_id = s.id AND m.role = 'auxiliary';
-		v_icm := pg_catalog.cardinality(v_aux_ids) > 0;
 	END IF;
+	-- Earlier studies' trials join the model as tasks of their own (also
+	-- under gp-ei: then the objective and theirs only).
+	IF s.settings ? 'transfer_from' AND s.algorithm IN ('icm', 'gp-ei') THEN
+		v_sources := ARRAY(SELECT pg_catalog.jsonb_array_elements_text(s.settings -> 'transfer_from'));
+		SELECT pg_catalog.array_agg(tr.x), pg_catalog.array_agg(tr.y)
+		  INTO v_x_transfer, v_y_transfer
+		  FROM tuner._transfer_rows(s.id, v_sources) tr;
+		v_source_tasks := ARRAY(
+			SELECT COALESCE(st.name || '.' || st.objective, o.name)
+			  FROM pg_catalog.unnest(v_sources) WITH ORDINALITY AS o(name, k)
+			  LEFT JOIN tuner.study st ON st.name = o.name
+			 ORDER BY o.k);
+	END IF;
+	v_icm := pg_catalog.cardinality(v_aux_ids) > 0 OR v_x_transfer IS NOT NULL;
 	WITH p AS (
 		SELECT position, name, kind, choices
 		  FROM tuner.parameter WHERE study_id = s.id
 	), native AS MATERIALIZED (
 		SELECT t.number, t.state, ob.value,
-			   CASE WHEN v_icm AND t.state = 'complete' THEN ARRAY(
+			   CASE WHEN pg_catalog.cardinality(v_aux_ids) > 0 AND t.state = 'complete' THEN ARRAY(
 					SELECT ax.value
 					  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
 					  LEFT JOIN tuner.observation ax
@@ -1638,6 +1738,9 @@ BEGIN
 
 	-- Warm start from the last fit of the same model over the same tasks.
 	v_tasks := ARRAY[s.objective] || v_aux_names;
+	IF v_x_transfer IS NOT NULL THEN
+		v_tasks := v_tasks || v_source_tasks;
+	END IF;
 	SELECT m.lengthscales, m.outputscale, m.noise, m.mean, m.task_loadings,
 		   m.task_variance, m.task_noise, m.task_mean INTO w
 	  FROM tuner.model m
@@ -1646,7 +1749,9 @@ BEGIN
 	   AND (NOT v_icm OR m.tasks = v_tasks)
 	 ORDER BY m.id DESC LIMIT 1;
 
+	-- With earlier studies to learn from, the model starts after two trials.
 	v_n_initial := COALESCE((s.settings ->> 'n_initial')::int,
+							CASE WHEN v_x_transfer IS NOT NULL THEN 2 END,
 							GREATEST(4, LEAST(10, d + 1)));
 
 	r := tuner._suggest_point(sp.kinds, sp.lows, sp.highs, sp.log_scales, sp.n_choices,
@@ -1656,12 +1761,13 @@ BEGIN
 								WHERE t.study_id = s.id AND t.source <> 'default'),
 							  v_seed, s.seed,
 							  w.lengthscales, w.outputscale, w.noise, w.mean,
-							  CASE WHEN s.algorithm = 'icm' AND NOT v_icm THEN 'gp-ei'
+							  CASE WHEN v_icm THEN 'icm'
+								   WHEN s.algorithm = 'icm' THEN 'gp-ei'
 								   ELSE s.algorithm END,
 							  CASE WHEN v_icm THEN h.y_aux END,
 							  (s.settings ->> 'icm_rank')::int,
 							  w.task_loadings, w.task_variance, w.task_noise,
-							  w.task_mean);
+							  w.task_mean, v_x_transfer, v_y_transfer);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])

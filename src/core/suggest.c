@@ -59,6 +59,21 @@ validate_icm_input(const SuggestInput *in, TunerStatus *status)
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "the ICM rank must not be negative (got %d)",
 						  in->icm_rank);
+	if (in->n_transfer < 0 || in->n_transfer_tasks < 0 ||
+		(in->n_transfer > 0 &&
+		 (in->x_transfer == NULL || in->y_transfer == NULL ||
+		  in->n_transfer_tasks == 0)))
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "transfer arrays are inconsistent");
+	for (i = 0; i < (size_t)in->n_transfer * in->d; i++)
+		if (!isfinite(in->x_transfer[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "an earlier study's configuration contains NaN "
+							  "or infinity");
+	for (i = 0; i < (size_t)in->n_transfer * in->n_transfer_tasks; i++)
+		if (isinf(in->y_transfer[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "an earlier study's objective is infinite");
 	return TUNER_OK;
 }
 
@@ -317,7 +332,7 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 	out->log_likelihood = NAN;
 	out->fit_seconds = NAN;
 	if (out->task_used != NULL)
-		for (j = 0; j <= in->n_aux; j++)
+		for (j = 0; j <= in->n_aux + in->n_transfer_tasks; j++)
 			out->task_used[j] = -1;
 
 	unit = tuner_alloc(sizeof(double) * in->d);

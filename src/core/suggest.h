@@ -72,6 +72,17 @@ typedef struct SuggestInput
 	const double *warm_v;          /* warm_T */
 	const double *warm_task_noise; /* warm_T */
 	const double *warm_task_mean;  /* warm_T */
+	/*
+	 * ICM transfer: trials of earlier studies, in this study's space
+	 * (native values), each earlier study's objective a task of its own
+	 * (minimised, NaN where a trial is not that study's).  They enter the
+	 * model as extra tasks, never as observations of this objective; a
+	 * task with fewer than two values or no spread is left out.
+	 */
+	const double *x_transfer; /* n_transfer * d */
+	const double *y_transfer; /* n_transfer * n_transfer_tasks */
+	int n_transfer;
+	int n_transfer_tasks;
 } SuggestInput;
 
 typedef enum SuggestSource
@@ -109,8 +120,9 @@ typedef struct SuggestResult
 	/* wall time of the hyperparameter fit (CLOCK_MONOTONIC); NaN: no fit */
 	double fit_seconds;
 	/*
-	 * Caller-allocated 1 + n_aux, or NULL: index of each task (objective
-	 * first) in the model fitted, -1 = left out (all -1 when no model).
+	 * Caller-allocated 1 + n_aux + n_transfer_tasks, or NULL: index of
+	 * each task (objective, auxiliary metrics, transfer tasks) in the
+	 * model fitted, -1 = left out (all -1 when no model).
 	 */
 	int *task_used;
 	/*

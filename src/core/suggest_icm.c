@@ -8,6 +8,11 @@
  *	  learned task covariance B, so that a metric that tracks the objective
  *	  sharpens its posterior.
  *
+ *	  Transfer: the trials of earlier studies are extra rows whose only
+ *	  observed task is their own study's objective (one task per earlier
+ *	  study, standardised on its own, so another machine's scale or offset
+ *	  does not matter); B learns how far each predicts this objective.
+ *
  *	  A metric with fewer than two values or no spread says nothing a
  *	  correlation could use and would make its task's fit degenerate: it is
  *	  left out.  With no metric left the step is exactly SUGGEST_ALG_GP_EI.
@@ -39,7 +44,8 @@
 typedef struct TaskLayout
 {
 	int T;        /* tasks modelled, objective included */
-	int *task_of; /* 1 + n_aux: task of each metric, -1 = left out */
+	int *task_of; /* 1 + n_aux + n_transfer_tasks: task of each metric,
+				   * -1 = left out */
 	double *mean; /* T */
 	double *sd;   /* T */
 } TaskLayout;
@@ -52,17 +58,48 @@ layout_free(TaskLayout *layout)
 	tuner_free(layout->sd);
 }
 
-/* Standardise the objective as the GP does; keep the usable aux metrics. */
+/*
+ * Give metric slot (1 + its index) a task if its values (n, spaced stride
+ * apart) can be standardised.
+ */
+static void
+layout_add(TaskLayout *layout, int slot, const double *values, int n,
+		   int stride)
+{
+	double mean, sd;
+	int count = suggest_metric_scale(values, n, stride, &mean, &sd);
+
+	/*
+	 * A constant's computed sd is round-off of its mean, not exactly zero:
+	 * count it as no spread relative to the mean.
+	 */
+	if (count >= 2 && sd > NO_SPREAD * fabs(mean) && sd > 0.0 &&
+		isfinite(sd) && isfinite(mean))
+	{
+		layout->task_of[slot] = layout->T;
+		layout->mean[layout->T] = mean;
+		layout->sd[layout->T] = sd;
+		layout->T++;
+	}
+	else
+		layout->task_of[slot] = -1;
+}
+
+/*
+ * Standardise the objective as the GP does; keep the usable auxiliary
+ * metrics and transfer tasks.
+ */
 static TunerErrorCode
 layout_tasks(const SuggestInput *in, TaskLayout *layout, TunerStatus *status)
 {
 	int n = in->n_observed, n_aux = in->n_aux;
+	int slots = 1 + n_aux + in->n_transfer_tasks;
 	int j;
 
 	layout->T = 1;
-	layout->task_of = tuner_alloc(sizeof(int) * (1 + n_aux));
-	layout->mean = tuner_alloc(sizeof(double) * (1 + n_aux));
-	layout->sd = tuner_alloc(sizeof(double) * (1 + n_aux));
+	layout->task_of = tuner_alloc(sizeof(int) * slots);
+	layout->mean = tuner_alloc(sizeof(double) * slots);
+	layout->sd = tuner_alloc(sizeof(double) * slots);
 	if (!layout->task_of || !layout->mean || !layout->sd)
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory suggesting a trial");
@@ -72,25 +109,10 @@ layout_tasks(const SuggestInput *in, TaskLayout *layout, TunerStatus *status)
 	if (!(layout->sd[0] > 0.0) || !isfinite(layout->sd[0]))
 		layout->sd[0] = 1.0;
 	for (j = 0; j < n_aux; j++)
-	{
-		double mean, sd;
-		int count = suggest_metric_scale(in->y_aux + j, n, n_aux, &mean, &sd);
-
-		/*
-		 * A constant's computed sd is round-off of its mean, not exactly
-		 * zero: count it as no spread relative to the mean.
-		 */
-		if (count >= 2 && sd > NO_SPREAD * fabs(mean) && sd > 0.0 &&
-			isfinite(sd) && isfinite(mean))
-		{
-			layout->task_of[1 + j] = layout->T;
-			layout->mean[layout->T] = mean;
-			layout->sd[layout->T] = sd;
-			layout->T++;
-		}
-		else
-			layout->task_of[1 + j] = -1;
-	}
+		layout_add(layout, 1 + j, in->y_aux + j, n, n_aux);
+	for (j = 0; j < in->n_transfer_tasks; j++)
+		layout_add(layout, 1 + n_aux + j, in->y_transfer + j, in->n_transfer,
+				   in->n_transfer_tasks);
 	return TUNER_OK;
 }
 
@@ -199,6 +221,8 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 			SuggestResult *out, TunerStatus *status)
 {
 	int n = in->n_observed, d = in->d, n_aux = in->n_aux;
+	int n_tt = in->n_transfer_tasks;
+	int n_rows = n + in->n_transfer;
 	TaskLayout layout;
 	double *x = NULL, *y = NULL, *y0 = NULL;
 	IcmModel *warm = NULL, *fitted = NULL, *model = NULL;
@@ -222,8 +246,8 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		goto done;
 	}
 
-	x = tuner_alloc(sizeof(double) * n * d);
-	y = tuner_alloc(sizeof(double) * n * T);
+	x = tuner_alloc(sizeof(double) * n_rows * d);
+	y = tuner_alloc(sizeof(double) * n_rows * T);
 	y0 = tuner_alloc(sizeof(double) * n);
 	if (!x || !y || !y0)
 	{
@@ -246,6 +270,26 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 				y[(size_t)i * T + t] =
 					isnan(v) ? NAN : (v - layout.mean[t]) / layout.sd[t];
 		}
+		for (j = 0; j < n_tt; j++)
+			if (layout.task_of[1 + n_aux + j] >= 0)
+				y[(size_t)i * T + layout.task_of[1 + n_aux + j]] = NAN;
+	}
+	/* earlier studies' trials: only their own objective is observed */
+	for (i = n; i < n_rows; i++)
+	{
+		const double *yt = in->y_transfer + (size_t)(i - n) * n_tt;
+
+		space_to_unit(in->params, d, in->x_transfer + (size_t)(i - n) * d,
+					  x + (size_t)i * d);
+		for (j = 0; j < T; j++)
+			y[(size_t)i * T + j] = NAN;
+		for (j = 0; j < n_tt; j++)
+		{
+			int t = layout.task_of[1 + n_aux + j];
+
+			if (t >= 0 && !isnan(yt[j]))
+				y[(size_t)i * T + t] = (yt[j] - layout.mean[t]) / layout.sd[t];
+		}
 	}
 
 	rank = in->icm_rank == 0 ? (T < DEFAULT_RANK ? T : DEFAULT_RANK)
@@ -264,7 +308,7 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		fit_options.warm_max_evals = WARM_MAX_EVALS;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
-	rc = icm_fit(x, y, n, d, T, &fit_options, &fitted, status);
+	rc = icm_fit(x, y, n_rows, d, T, &fit_options, &fitted, status);
 	if (rc != TUNER_OK)
 		goto done;
 	out->fit_seconds = suggest_seconds_since(&fit_start);
@@ -283,9 +327,12 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		rc = status != NULL ? status->code : TUNER_ERR_NOMEM;
 		goto done;
 	}
-	best = model->y[0];
+	/* the incumbent among this study's trials (rows 0 .. n-1) and the
+	 * pending ones fantasised after the transfer rows */
+	best = y0[0];
 	for (i = 1; i < model->n; i++)
-		best = fmin(best, model->y[(size_t)i * T]);
+		if (i < n || i >= n_rows)
+			best = fmin(best, model->y[(size_t)i * T]);
 
 	icm_posterior_as_posterior(objective, &post);
 	rc = suggest_choose(in, &post, best, x, y0, n, layout.mean[0],
@@ -300,7 +347,8 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 	out->mean = fitted->mean[0];
 	out->log_likelihood = fitted->log_likelihood;
 	if (out->task_used != NULL)
-		memcpy(out->task_used, layout.task_of, sizeof(int) * (1 + n_aux));
+		memcpy(out->task_used, layout.task_of,
+			   sizeof(int) * (1 + n_aux + n_tt));
 	out->icm = fitted;
 	fitted = NULL;
 

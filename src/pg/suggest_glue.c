@@ -213,6 +213,42 @@ read_icm_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 	}
 }
 
+/*
+ * The earlier studies' trials (arguments 24 and 25): x_transfer (native
+ * values, n x d) and y_transfer (n x sources, NULL but for the trial's own
+ * study).
+ */
+static void
+read_transfer_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	int rows;
+	int cols;
+
+	if (PG_NARGS() <= 25 || PG_ARGISNULL(24) || PG_ARGISNULL(25))
+		return;
+	input->x_transfer =
+		tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(24), "x_transfer", true,
+						   &input->n_transfer, &cols);
+	if (input->n_transfer == 0)
+		return;
+	if (cols != input->d)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("x_transfer must have one column per parameter"),
+				 errdetail("x_transfer has %d columns but there are %d "
+						   "parameters.",
+						   cols, input->d)));
+	input->y_transfer =
+		tuner_array_matrix_missing(PG_GETARG_ARRAYTYPE_P(25), "y_transfer",
+								   &rows, &input->n_transfer_tasks);
+	if (rows != input->n_transfer)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("x_transfer and y_transfer have different lengths"),
+				 errdetail("x_transfer has %d rows but y_transfer has %d.",
+						   input->n_transfer, rows)));
+}
+
 /* The ICM fit's outputs (attributes 11 .. 19) of a model suggestion. */
 static void
 fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
@@ -253,7 +289,8 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		warm_lengthscales float8[], warm_outputscale float8,
  *		warm_noise float8, warm_mean float8, algorithm text, y_aux float8[],
  *		icm_rank int, warm_task_loadings float8[], warm_task_variance
- *		float8[], warm_task_noise float8[], warm_task_mean float8[])
+ *		float8[], warm_task_noise float8[], warm_task_mean float8[],
+ *		x_transfer float8[], y_transfer float8[])
  * returns (config float8[], source text, predicted_mean, predicted_sd,
  *		acquisition, lengthscales float8[], outputscale, noise,
  *		log_likelihood, mean, fit_ms, tasks_used int[], rank, kronecker,
@@ -361,14 +398,18 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 
 	input.algorithm = read_algorithm(fcinfo, 17);
 	if (input.algorithm == SUGGEST_ALG_ICM)
+	{
 		read_icm_inputs(fcinfo, &input);
+		read_transfer_inputs(fcinfo, &input);
+	}
 
 	config = palloc0(mul_size(d, sizeof(double)));
 	lengthscales = palloc0(mul_size(d, sizeof(double)));
 	memset(&result, 0, sizeof(result));
 	result.config = config;
 	result.lengthscales = lengthscales;
-	result.task_used = palloc0(mul_size(input.n_aux + 1, sizeof(int)));
+	result.task_used = palloc0(
+		mul_size(1 + input.n_aux + input.n_transfer_tasks, sizeof(int)));
 
 	CHECK_FOR_INTERRUPTS();
 	if (tuner_suggest(&input, &result, &status) != TUNER_OK)
@@ -407,7 +448,8 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		values[10] = Float8GetDatum(result.fit_seconds * 1000.0);
 		memset(nulls + 2, false, sizeof(bool) * 9);
 		if (result.icm != NULL)
-			fill_icm_outputs(&result, input.n_aux + 1, values, nulls);
+			fill_icm_outputs(&result, 1 + input.n_aux + input.n_transfer_tasks,
+							 values, nulls);
 	}
 	/* the fitted model lives in suggestcxt, with the arrays made from it */
 	icm_model_free(result.icm);

@@ -31,6 +31,7 @@ main(int argc, char **argv)
 		{"icm_posterior", test_icm_posterior},
 		{"icm_suggest", test_icm_suggest},
 		{"clusters", test_clusters},
+		{"transfer", test_transfer},
 	};
 	size_t		i;
 

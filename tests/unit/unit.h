@@ -48,5 +48,6 @@ void		test_icm(void);
 void		test_icm_posterior(void);
 void		test_icm_suggest(void);
 void		test_clusters(void);
+void		test_transfer(void);
 
 #endif
