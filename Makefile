@@ -16,17 +16,23 @@ CORE_OBJS = \
 	src/core/icm.o \
 	src/core/icm_fit.o \
 	src/core/log_ei.o \
+	src/core/gp_posterior.o \
+	src/core/icm_posterior.o \
 	src/core/acquisition.o \
 	src/core/space.o \
 	src/core/design.o \
 	src/core/nlopt_guard.o \
-	src/core/suggest.o
+	src/core/suggest.o \
+	src/core/suggest_gp.o \
+	src/core/suggest_icm.o \
+	src/core/clusters.o
 
 PG_OBJS = \
 	src/pg/tuner.o \
 	src/pg/arrays.o \
 	src/pg/gp_glue.o \
 	src/pg/suggest_glue.o \
+	src/pg/clusters_glue.o \
 	src/pg/runner_exec.o \
 	src/pg/worker.o
 
@@ -34,10 +40,12 @@ OBJS = $(CORE_OBJS) $(PG_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report gp branin runner preset
+REGRESS = study parameter suggest report gp branin runner preset multitask clusters transfer
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
-PG_CPPFLAGS += -Isrc/core -Isrc/pg
+# override: a PG_CPPFLAGS given on the command line (CI warning flags)
+# must not drop the include paths
+override PG_CPPFLAGS += -Isrc/core -Isrc/pg
 PG_CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare
 SHLIB_LINK += -llapacke -lopenblas -lnlopt -lm
 

@@ -9,7 +9,7 @@ SELECT name, program, args FROM tuner.runner WHERE name = 'rocksdb';
 SELECT p.position, p.name, p.kind, p.low, p.high, p.log_scale, p.default_value
   FROM tuner.parameter p JOIN tuner.study s ON s.id = p.study_id
  WHERE s.name = 'rdb' ORDER BY p.position;
-SELECT m.name, m.role, m.direction, m.unit, m.cluster_hint
+SELECT m.name, m.role, m.direction, m.unit, m.cluster
   FROM tuner.metric m JOIN tuner.study s ON s.id = m.study_id
  WHERE s.name = 'rdb' ORDER BY m.id;
 

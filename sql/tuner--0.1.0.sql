@@ -37,7 +37,7 @@ CREATE TABLE tuner.study (
 	name		text NOT NULL UNIQUE CHECK (name <> ''),
 	objective	text NOT NULL CHECK (objective <> ''),
 	direction	text NOT NULL CHECK (direction IN ('minimize', 'maximize')),
-	algorithm	text NOT NULL DEFAULT 'gp-ei' CHECK (algorithm IN ('gp-ei')),
+	algorithm	text NOT NULL DEFAULT 'gp-ei' CHECK (algorithm IN ('gp-ei', 'icm', 'random')),
 	settings	jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(settings) = 'object'),
 	seed		bigint NOT NULL,
 	runner		text REFERENCES tuner.runner (name) ON UPDATE CASCADE,
@@ -78,19 +78,27 @@ CREATE TABLE tuner.metric (
 	id			bigserial PRIMARY KEY,
 	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
 	name		text NOT NULL CHECK (name <> ''),
-	role		text NOT NULL DEFAULT 'auxiliary'
-				CHECK (role IN ('objective', 'auxiliary', 'constraint')),
+	role		text NOT NULL DEFAULT 'recorded'
+				CHECK (role IN ('objective', 'auxiliary', 'constraint', 'recorded')),
 	direction	text CHECK (direction IN ('minimize', 'maximize')),
 	unit		text,
-	cluster_hint text[],
+	cluster text[],
+	cluster_source text CHECK (cluster_source IN ('preset', 'user', 'learned')),
+	cluster_confidence float8,
 	UNIQUE (study_id, name)
 );
 
-COMMENT ON COLUMN tuner.metric.cluster_hint IS
-	'Parameters believed to drive this metric (a preset''s hint for clustered multi-task models)';
+COMMENT ON COLUMN tuner.metric.cluster IS
+	'Parameters that drive this metric: the cluster a clustered multi-task model tunes with it';
+COMMENT ON COLUMN tuner.metric.cluster_source IS
+	'Who chose the cluster: a preset, the user (tuner.set_cluster) or tuner.learn_clusters';
+COMMENT ON COLUMN tuner.metric.cluster_confidence IS
+	'learn_clusters'' confidence in the cluster, in [0, 1]';
 
 COMMENT ON TABLE tuner.metric IS
 	'Every metric a study measures; the objective is registered by create_study';
+COMMENT ON COLUMN tuner.metric.role IS
+	'objective: what is tuned; auxiliary: modelled with it by multi-task algorithms; constraint: must stay within bounds; recorded: reported by a trial, stored, not modelled';
 
 CREATE TABLE tuner.job (
 	id			bigserial PRIMARY KEY,
@@ -173,20 +181,48 @@ CREATE TABLE tuner.model (
 	id			bigserial PRIMARY KEY,
 	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
 	trial_id	bigint REFERENCES tuner.trial (id) ON DELETE CASCADE,
-	kind		text NOT NULL DEFAULT 'gp' CHECK (kind IN ('gp')),
+	kind		text NOT NULL DEFAULT 'gp' CHECK (kind IN ('gp', 'icm')),
 	n			int NOT NULL,
 	lengthscales float8[] NOT NULL,
 	outputscale float8 NOT NULL,
 	noise		float8 NOT NULL,
 	mean		float8,
 	log_likelihood float8,
+	tasks		text[],
+	rank		int,
+	task_loadings float8[],
+	task_variance float8[],
+	task_covariance float8[],
+	task_correlation float8[],
+	task_noise	float8[],
+	task_mean	float8[],
+	kronecker	bool,
+	fit_ms		float8,
 	fitted_at	timestamptz NOT NULL DEFAULT now()
 );
 
 CREATE INDEX model_study_idx ON tuner.model (study_id, id);
 
 COMMENT ON TABLE tuner.model IS
-	'What each fit learned: hyperparameters in the unit cube with a standardized objective';
+	'What each fit learned: hyperparameters in the unit cube, each task (metric) standardized';
+COMMENT ON COLUMN tuner.model.lengthscales IS
+	'One per parameter, in parameter order, shared by every task of the model';
+COMMENT ON COLUMN tuner.model.outputscale IS
+	'Signal variance of the objective (B[1][1] for an ICM model)';
+COMMENT ON COLUMN tuner.model.noise IS
+	'Noise variance of the objective';
+COMMENT ON COLUMN tuner.model.tasks IS
+	'Metrics the model learned from, the objective first; task i of the task_* arrays is tasks[i]';
+COMMENT ON COLUMN tuner.model.task_loadings IS
+	'ICM: W (tasks x rank) of the task covariance B = W W^T + diag(task_variance)';
+COMMENT ON COLUMN tuner.model.task_covariance IS
+	'ICM: B (tasks x tasks), in standardized units';
+COMMENT ON COLUMN tuner.model.task_correlation IS
+	'ICM: the correlation matrix of B; see tuner.task_correlation()';
+COMMENT ON COLUMN tuner.model.kronecker IS
+	'ICM: true when every trial reported every task and the Kronecker-structured solve was used';
+COMMENT ON COLUMN tuner.model.fit_ms IS
+	'Wall time of the hyperparameter fit in milliseconds';
 
 SELECT pg_catalog.pg_extension_config_dump('tuner.runner', '');
 SELECT pg_catalog.pg_extension_config_dump('tuner.study', '');
@@ -260,8 +296,22 @@ SELECT s.id,
 		 WHERE t.study_id = s.id AND t.state = 'complete') AS best_value,
 	   s.owner,
 	   s.created_at,
-	   s.runner
+	   s.runner,
+	   s.algorithm
   FROM tuner.study s;
+
+CREATE VIEW tuner.clusters AS
+SELECT s.name AS study,
+	   m.name AS metric,
+	   m.cluster AS parameters,
+	   m.cluster_source AS source,
+	   m.cluster_confidence AS confidence
+  FROM tuner.metric m
+  JOIN tuner.study s ON s.id = m.study_id
+ WHERE m.cluster IS NOT NULL;
+
+COMMENT ON VIEW tuner.clusters IS
+	'The parameter groups of clustered multi-task models: per auxiliary metric, its parameters and who chose them';
 
 COMMENT ON VIEW tuner.studies IS
 	'One row per study with its trial counts and best objective value';
@@ -306,6 +356,15 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 warm_outputscale float8,
 									 warm_noise float8,
 									 warm_mean float8 DEFAULT NULL,
+									 algorithm text DEFAULT 'gp-ei',
+									 y_aux float8[] DEFAULT NULL,
+									 icm_rank int DEFAULT NULL,
+									 warm_task_loadings float8[] DEFAULT NULL,
+									 warm_task_variance float8[] DEFAULT NULL,
+									 warm_task_noise float8[] DEFAULT NULL,
+									 warm_task_mean float8[] DEFAULT NULL,
+									 x_transfer float8[] DEFAULT NULL,
+									 y_transfer float8[] DEFAULT NULL,
 									 OUT config float8[], OUT source text,
 									 OUT predicted_mean float8,
 									 OUT predicted_sd float8,
@@ -313,9 +372,30 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 OUT lengthscales float8[],
 									 OUT outputscale float8, OUT noise float8,
 									 OUT log_likelihood float8,
-									 OUT mean float8)
+									 OUT mean float8,
+									 OUT fit_ms float8,
+									 OUT tasks_used int[],
+									 OUT rank int,
+									 OUT kronecker bool,
+									 OUT task_loadings float8[],
+									 OUT task_variance float8[],
+									 OUT task_covariance float8[],
+									 OUT task_correlation float8[],
+									 OUT task_noise float8[],
+									 OUT task_mean float8[])
 RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_suggest_point'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tuner._learn_clusters(x float8[], y float8[], permutations int,
+									 alpha float8, refine_rounds int, seed bigint,
+									 OUT score float8[], OUT partial float8[],
+									 OUT pvalue float8[], OUT adjusted float8[],
+									 OUT member int[], OUT weak int[],
+									 OUT n_obs int[], OUT valid int[],
+									 OUT size int[], OUT confidence float8[])
+RETURNS record
+AS 'MODULE_PATHNAME', 'tuner_learn_clusters_arrays'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -------------------------------------------------------------------------------
@@ -442,6 +522,37 @@ BEGIN
 		RAISE EXCEPTION '% must not be NULL', what
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
+END;
+$$;
+
+-- Check the transfer_from setting: earlier studies, by name.
+CREATE FUNCTION tuner._check_transfer_from(value jsonb, study text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	v_name text;
+BEGIN
+	IF pg_catalog.jsonb_typeof(value) <> 'array' OR pg_catalog.jsonb_array_length(value) = 0
+	   OR EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(value) e
+				   WHERE pg_catalog.jsonb_typeof(e) <> 'string') THEN
+		RAISE EXCEPTION 'setting transfer_from must be a non-empty array of study names'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', value),
+				  HINT = 'For example {"transfer_from": ["rocksdb_old_disk"]}.';
+	END IF;
+	FOR v_name IN SELECT pg_catalog.jsonb_array_elements_text(value)
+	LOOP
+		IF v_name = study THEN
+			RAISE EXCEPTION 'study "%" cannot transfer from itself', study
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF NOT EXISTS (SELECT 1 FROM tuner.study s WHERE s.name = v_name) THEN
+			RAISE EXCEPTION 'transfer_from names study "%", which does not exist', v_name
+				USING ERRCODE = 'undefined_object',
+					  HINT = 'tuner.studies lists the existing studies.';
+		END IF;
+	END LOOP;
 END;
 $$;
 
@@ -765,7 +876,7 @@ BEGIN
 	-- parameters that drive it most (our reading of RocksDB: flushes and
 	-- the L0 triggers for compaction time, the LSM shape for write
 	-- amplification, block size and the LSM depth for block reads).
-	INSERT INTO tuner.metric (study_id, name, role, direction, unit, cluster_hint)
+	INSERT INTO tuner.metric (study_id, name, role, direction, unit, cluster)
 	VALUES
 		($1, 'ops_per_sec', 'auxiliary', 'maximize', 'ops/s',
 		 '{max_write_buffer_number,max_background_flushes,level0_slowdown_writes_trigger,level0_stop_writes_trigger}'),
@@ -777,10 +888,12 @@ BEGIN
 		 '{max_background_compactions,level0_file_num_compaction_trigger,write_buffer_size,level0_slowdown_writes_trigger,level0_stop_writes_trigger}')
 	-- one of them may be the study's objective: keep its role
 	ON CONFLICT (study_id, name) DO UPDATE
-		SET unit = EXCLUDED.unit, cluster_hint = EXCLUDED.cluster_hint;
+		SET unit = EXCLUDED.unit, cluster = EXCLUDED.cluster;
 	UPDATE tuner.metric m SET unit = 'ratio',
-		   cluster_hint = '{write_buffer_size,max_write_buffer_number,level0_file_num_compaction_trigger,level0_slowdown_writes_trigger,level0_stop_writes_trigger,max_background_compactions}'
+		   cluster = '{write_buffer_size,max_write_buffer_number,level0_file_num_compaction_trigger,level0_slowdown_writes_trigger,level0_stop_writes_trigger,max_background_compactions}'
 	 WHERE m.study_id = $1 AND m.role = 'objective' AND m.name = 'ratio_to_default';
+	UPDATE tuner.metric m SET cluster_source = 'preset'
+	 WHERE m.study_id = $1 AND m.cluster IS NOT NULL;
 END;
 $$;
 
@@ -855,10 +968,10 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_settings)
 	LOOP
-		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner') THEN
+		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank', 'transfer_from') THEN
 			RAISE EXCEPTION 'unknown study setting "%"', k
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner.';
+					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, transfer_from.';
 		END IF;
 	END LOOP;
 	PERFORM tuner._check_run_settings(p_settings);
@@ -867,6 +980,12 @@ BEGIN
 	END IF;
 	IF p_settings ? 'n_initial' THEN
 		PERFORM tuner._json_int(p_settings -> 'n_initial', 'setting n_initial', 1, 1000);
+	END IF;
+	IF p_settings ? 'icm_rank' THEN
+		PERFORM tuner._json_int(p_settings -> 'icm_rank', 'setting icm_rank', 1, 100);
+	END IF;
+	IF p_settings ? 'transfer_from' THEN
+		PERFORM tuner._check_transfer_from(p_settings -> 'transfer_from', p_name);
 	END IF;
 	IF p_settings ? 'seed' THEN
 		v_seed := tuner._json_int(p_settings -> 'seed', 'setting seed',
@@ -1083,6 +1202,411 @@ BEGIN
 END;
 $$;
 
+-- The complete trials of earlier studies (sources, by name) as rows of
+-- this study's space, for the multi-task model's transfer tasks: x the
+-- native values of this study's parameters (a parameter the earlier trial
+-- lacks takes its default here), y one column per source, NULL except the
+-- trial's own source, which holds its objective to be minimised.  Trials
+-- outside this space (out of bounds, unknown choices, no value and no
+-- default) are left out.
+CREATE FUNCTION tuner._transfer_rows(study_id bigint, sources text[],
+									 OUT x float8[], OUT y float8[])
+RETURNS SETOF record
+LANGUAGE sql STABLE
+AS $$
+WITH src AS (
+	SELECT st.id, st.objective, st.direction, o.k
+	  FROM pg_catalog.unnest($2) WITH ORDINALITY AS o(name, k)
+	  JOIN tuner.study st ON st.name = o.name AND st.id <> $1
+), r AS (
+	SELECT src.k, t.number,
+		   CASE src.direction WHEN 'maximize' THEN -ob.value ELSE ob.value END AS v,
+		   ARRAY(SELECT CASE p.kind
+						WHEN 'bool' THEN
+							CASE WHEN pg_catalog.jsonb_typeof(pv.v) = 'boolean'
+								 THEN CASE WHEN pv.v::bool THEN 1 ELSE 0 END END
+						WHEN 'categorical' THEN
+							pg_catalog.array_position(p.choices, pv.v #>> '{}') - 1
+						ELSE
+							CASE WHEN pg_catalog.jsonb_typeof(pv.v) = 'number'
+									  AND pv.v::float8 BETWEEN p.low AND p.high
+									  AND (p.kind = 'float' OR pv.v::float8 = pg_catalog.round(pv.v::float8))
+								 THEN pv.v::float8 END END
+				   FROM tuner.parameter p
+				  CROSS JOIN LATERAL (SELECT COALESCE(t.config -> p.name, p.default_value) AS v) pv
+				  WHERE p.study_id = $1
+				  ORDER BY p.position) AS x
+	  FROM src
+	  JOIN tuner.metric m ON m.study_id = src.id AND m.name = src.objective
+	  JOIN tuner.trial t ON t.study_id = src.id AND t.state = 'complete'
+	  JOIN tuner.observation ob ON ob.trial_id = t.id AND ob.metric_id = m.id
+)
+SELECT r.x,
+	   ARRAY(SELECT CASE WHEN g = r.k THEN r.v END
+			   FROM pg_catalog.generate_series(1, pg_catalog.cardinality($2)) AS g
+			  ORDER BY g)
+  FROM r
+ WHERE pg_catalog.array_position(r.x, NULL) IS NULL
+ ORDER BY r.k, r.number;
+$$;
+
+-------------------------------------------------------------------------------
+-- Metrics and algorithms
+-------------------------------------------------------------------------------
+
+-- Declare a metric of a study, or change the role, direction or unit of one
+-- already declared or reported.  Auxiliary metrics are the extra tasks of
+-- the multi-task algorithms; metrics that trials report without being
+-- declared are only recorded.  Returns the metric's id.
+CREATE FUNCTION tuner.add_metric(study text, name text,
+								 role text DEFAULT 'auxiliary',
+								 direction text DEFAULT NULL,
+								 unit text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	p_name text := $2;
+	p_role text := $3;
+	p_direction text := $4;
+	p_unit text := $5;
+	v_id bigint;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_name, 'name');
+	PERFORM tuner._not_null(p_role, 'role');
+	IF pg_catalog.btrim(p_name) = '' THEN
+		RAISE EXCEPTION 'metric name must not be empty'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF pg_catalog.left(p_name, 1) = '_' THEN
+		RAISE EXCEPTION 'metric name "%" starts with "_"', p_name
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Keys starting with "_" are runner extras, stored in the trial''s details, never metrics.';
+	END IF;
+	IF p_role NOT IN ('objective', 'auxiliary', 'constraint') THEN
+		RAISE EXCEPTION 'invalid metric role "%"', p_role
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use ''auxiliary'' or ''constraint''; the objective is set by tuner.create_study().';
+	END IF;
+	IF p_direction IS NOT NULL AND p_direction NOT IN ('minimize', 'maximize') THEN
+		RAISE EXCEPTION 'invalid direction "%"', p_direction
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use ''minimize'' or ''maximize''.';
+	END IF;
+	IF (p_role = 'objective') <> (p_name = s.objective) THEN
+		IF p_role = 'objective' THEN
+			RAISE EXCEPTION 'study "%" already has the objective "%"', s.name, s.objective
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'A study has one objective, chosen by tuner.create_study(); add this metric as ''auxiliary''.';
+		END IF;
+		RAISE EXCEPTION '"%" is the objective of study "%"', p_name, s.name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The objective keeps its role; choose another metric.';
+	END IF;
+	IF p_role = 'objective' AND p_direction IS DISTINCT FROM s.direction
+	   AND p_direction IS NOT NULL THEN
+		RAISE EXCEPTION 'the objective of study "%" is to %, not to %', s.name,
+			  s.direction, p_direction
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The objective''s direction is set by tuner.create_study().';
+	END IF;
+
+	INSERT INTO tuner.metric AS m (study_id, name, role, direction, unit)
+	VALUES (s.id, p_name, p_role, p_direction, p_unit)
+	ON CONFLICT (study_id, name) DO UPDATE
+	   SET role = EXCLUDED.role,
+		   direction = COALESCE(EXCLUDED.direction, m.direction),
+		   unit = COALESCE(EXCLUDED.unit, m.unit)
+	RETURNING m.id INTO v_id;
+	RETURN v_id;
+END;
+$$;
+
+-- Choose how a study's next trials are suggested: 'gp-ei' (a GP of the
+-- objective), 'icm' (a multi-task GP of the objective and its auxiliary
+-- metrics) or 'random'.  Options: for icm, {"rank": k}, the rank of the
+-- learned task covariance.  Applies from the next tuner.suggest_next().
+CREATE FUNCTION tuner.set_algorithm(study text, algorithm text,
+									options jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	p_algorithm text := $2;
+	p_options jsonb := $3;
+	k text;
+	v_settings jsonb;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_algorithm, 'algorithm');
+	PERFORM tuner._not_null(p_options, 'options');
+	IF p_algorithm NOT IN ('gp-ei', 'icm', 'random') THEN
+		RAISE EXCEPTION 'unknown algorithm "%"', p_algorithm
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Known algorithms: gp-ei, icm, random.';
+	END IF;
+	IF pg_catalog.jsonb_typeof(p_options) <> 'object' THEN
+		RAISE EXCEPTION 'options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(p_options));
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_options)
+	LOOP
+		IF p_algorithm <> 'icm' OR k <> 'rank' THEN
+			RAISE EXCEPTION 'unknown option "%" for algorithm "%"', k, p_algorithm
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = CASE p_algorithm WHEN 'icm' THEN 'Known options: rank.'
+							 ELSE pg_catalog.format('Algorithm %s takes no options.', p_algorithm) END;
+		END IF;
+	END LOOP;
+
+	v_settings := s.settings;
+	IF p_options ? 'rank' THEN
+		v_settings := v_settings || pg_catalog.jsonb_build_object('icm_rank',
+			tuner._json_int(p_options -> 'rank', 'icm option rank', 1, 100));
+	END IF;
+	UPDATE tuner.study SET algorithm = p_algorithm, settings = v_settings
+	 WHERE id = s.id;
+END;
+$$;
+
+-- What the study's latest multi-task model learned between its metrics:
+-- one row per ordered pair of tasks, the objective first.
+CREATE FUNCTION tuner.task_correlation(study text)
+RETURNS TABLE (metric text, other_metric text, correlation float8,
+			   covariance float8, model bigint, n int)
+LANGUAGE plpgsql STABLE
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	m tuner.model;
+BEGIN
+	s := tuner._find_study($1);
+	SELECT * INTO m FROM tuner.model
+	 WHERE study_id = s.id AND kind = 'icm'
+	 ORDER BY id DESC LIMIT 1;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'study "%" has no multi-task model yet', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Declare auxiliary metrics with tuner.add_metric(), choose tuner.set_algorithm(study, ''icm''), and let tuner.suggest_next() fit one after the initial design.';
+	END IF;
+	RETURN QUERY
+	SELECT m.tasks[i], m.tasks[j], m.task_correlation[i][j],
+		   m.task_covariance[i][j], m.id, m.n
+	  FROM pg_catalog.generate_subscripts(m.tasks, 1) AS i,
+		   pg_catalog.generate_subscripts(m.tasks, 1) AS j
+	 ORDER BY i, j;
+END;
+$$;
+
+-- Set by hand the parameters a clustered multi-task model tunes with an
+-- auxiliary metric ('{}' clears it).
+CREATE FUNCTION tuner.set_cluster(study text, metric text, parameters text[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	m tuner.metric;
+	p_metric text := $2;
+	p_parameters text[] := $3;
+	v_unknown text;
+	v_dup text;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_metric, 'metric');
+	PERFORM tuner._not_null(p_parameters, 'parameters');
+	SELECT * INTO m FROM tuner.metric
+	 WHERE study_id = s.id AND name = p_metric;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'study "%" has no metric "%"', s.name, p_metric
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Declare it with tuner.add_metric(study, metric, ''auxiliary'').';
+	END IF;
+	IF m.role <> 'auxiliary' THEN
+		RAISE EXCEPTION 'metric "%" of study "%" is %, not auxiliary', p_metric, s.name, m.role
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Clusters group parameters under auxiliary metrics; declare it with tuner.add_metric(study, metric, ''auxiliary'').';
+	END IF;
+	IF pg_catalog.array_position(p_parameters, NULL) IS NOT NULL THEN
+		RAISE EXCEPTION 'parameters must not contain NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT u.name INTO v_unknown
+	  FROM pg_catalog.unnest(p_parameters) AS u(name)
+	 WHERE NOT EXISTS (SELECT 1 FROM tuner.parameter p
+						WHERE p.study_id = s.id AND p.name = u.name)
+	 LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'study "%" has no parameter "%"', s.name, v_unknown
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'tuner.parameter lists the study''s parameters.';
+	END IF;
+	SELECT u.name INTO v_dup
+	  FROM pg_catalog.unnest(p_parameters) AS u(name)
+	 GROUP BY u.name HAVING pg_catalog.count(*) > 1 LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'parameter "%" is named twice', v_dup
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	UPDATE tuner.metric
+	   SET cluster = CASE WHEN pg_catalog.cardinality(p_parameters) = 0 THEN NULL
+						  ELSE p_parameters END,
+		   cluster_source = CASE WHEN pg_catalog.cardinality(p_parameters) = 0 THEN NULL
+								 ELSE 'user' END,
+		   cluster_confidence = NULL
+	 WHERE id = m.id;
+END;
+$$;
+
+-- Find from the study's complete trials which parameters drive each
+-- auxiliary metric (src/core/clusters.h: a rank quadratic correlation per
+-- parameter and metric, permutation p-values, Benjamini-Hochberg, then
+-- conditional passes given each metric's other members).  A parameter may
+-- land in several clusters; one significant for no metric joins the
+-- cluster of its strongest metric as a weak member.  With apply, each
+-- metric's cluster is replaced by the learned one.
+CREATE FUNCTION tuner.learn_clusters(study text, apply bool DEFAULT true,
+									 options jsonb DEFAULT '{}')
+RETURNS TABLE (metric text, parameters text[], confidence float8,
+			   observations int, weak_parameters text[], scores jsonb)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	p_apply bool := $2;
+	p_options jsonb := $3;
+	opt_key text;
+	v_names text[];
+	v_kinds text[];
+	v_choices text[];
+	v_metric_ids bigint[];
+	v_metric_names text[];
+	v_x float8[];
+	v_y float8[];
+	v_n int;
+	r record;
+	ti int;
+	d int;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_apply, 'apply');
+	PERFORM tuner._not_null(p_options, 'options');
+	IF pg_catalog.jsonb_typeof(p_options) <> 'object' THEN
+		RAISE EXCEPTION 'options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(p_options));
+	END IF;
+	FOR opt_key IN SELECT pg_catalog.jsonb_object_keys(p_options)
+	LOOP
+		IF opt_key NOT IN ('permutations', 'alpha', 'refine_rounds', 'seed') THEN
+			RAISE EXCEPTION 'unknown learn_clusters option "%"', opt_key
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Known options: permutations, alpha, refine_rounds, seed.';
+		END IF;
+	END LOOP;
+	IF p_options ? 'alpha' AND (pg_catalog.jsonb_typeof(p_options -> 'alpha') <> 'number'
+			OR (p_options ->> 'alpha')::float8 <= 0 OR (p_options ->> 'alpha')::float8 >= 1) THEN
+		RAISE EXCEPTION 'learn_clusters option alpha must be a number between 0 and 1'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', p_options -> 'alpha');
+	END IF;
+
+	SELECT pg_catalog.array_agg(p.name ORDER BY p.position),
+		   pg_catalog.array_agg(p.kind ORDER BY p.position)
+	  INTO v_names, v_kinds
+	  FROM tuner.parameter p WHERE p.study_id = s.id;
+	d := COALESCE(pg_catalog.cardinality(v_names), 0);
+	IF d = 0 THEN
+		RAISE EXCEPTION 'study "%" has no parameters', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Add parameters with tuner.add_parameter().';
+	END IF;
+	SELECT pg_catalog.array_agg(m.id ORDER BY m.id), pg_catalog.array_agg(m.name ORDER BY m.id)
+	  INTO v_metric_ids, v_metric_names
+	  FROM tuner.metric m WHERE m.study_id = s.id AND m.role = 'auxiliary';
+	IF v_metric_ids IS NULL THEN
+		RAISE EXCEPTION 'study "%" has no auxiliary metrics', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Declare the metrics to cluster under with tuner.add_metric(study, metric, ''auxiliary'').';
+	END IF;
+
+	-- One row per complete trial: its parameter values (ranks are all the
+	-- method uses, so native values serve; categoricals by their choice
+	-- index) and its auxiliary metrics, NULL where it reported none.
+	SELECT pg_catalog.array_agg(h.x ORDER BY h.number),
+		   pg_catalog.array_agg(h.y ORDER BY h.number),
+		   pg_catalog.count(*)
+	  INTO v_x, v_y, v_n
+	  FROM (SELECT t.number,
+				   ARRAY(SELECT CASE p.kind
+							WHEN 'bool' THEN CASE WHEN (t.config -> p.name)::bool THEN 1 ELSE 0 END
+							WHEN 'categorical' THEN pg_catalog.array_position(p.choices, t.config ->> p.name) - 1
+							ELSE (t.config -> p.name)::float8 END
+						   FROM tuner.parameter p WHERE p.study_id = s.id
+						  ORDER BY p.position) AS x,
+				   ARRAY(SELECT ob.value
+						   FROM pg_catalog.unnest(v_metric_ids) WITH ORDINALITY AS a(id, k)
+						   LEFT JOIN tuner.observation ob
+							 ON ob.trial_id = t.id AND ob.metric_id = a.id
+						  ORDER BY a.k) AS y
+			  FROM tuner.trial t
+			 WHERE t.study_id = s.id AND t.state = 'complete') h;
+	IF COALESCE(v_n, 0) < 4 THEN
+		RAISE EXCEPTION 'study "%" has % complete trials; learning clusters needs at least 4', s.name, COALESCE(v_n, 0)
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Run more trials first; with tens of trials the clusters become reliable.';
+	END IF;
+
+	r := tuner._learn_clusters(v_x, v_y,
+		CASE WHEN p_options ? 'permutations' THEN tuner._json_int(p_options -> 'permutations', 'learn_clusters option permutations', 0, 100000)::int END,
+		(p_options ->> 'alpha')::float8,
+		CASE WHEN p_options ? 'refine_rounds' THEN tuner._json_int(p_options -> 'refine_rounds', 'learn_clusters option refine_rounds', 0, 10)::int END,
+		COALESCE(CASE WHEN p_options ? 'seed' THEN tuner._json_int(p_options -> 'seed', 'learn_clusters option seed',
+																	 -9223372036854775808, 9223372036854775807) END,
+				 s.seed));
+
+	FOR ti IN 1 .. pg_catalog.cardinality(v_metric_ids)
+	LOOP
+		metric := v_metric_names[ti];
+		observations := r.n_obs[ti];
+		IF r.valid[ti] = 0 THEN
+			-- too few observations or no variance: no cluster learned
+			parameters := NULL;
+			confidence := NULL;
+			weak_parameters := NULL;
+			scores := NULL;
+		ELSE
+			parameters := ARRAY(SELECT v_names[i] FROM pg_catalog.generate_series(1, d) i
+								 WHERE r.member[i][ti] = 1 ORDER BY i);
+			weak_parameters := ARRAY(SELECT v_names[i] FROM pg_catalog.generate_series(1, d) i
+									  WHERE r.weak[i][ti] = 1 ORDER BY i);
+			confidence := r.confidence[ti];
+			SELECT pg_catalog.jsonb_object_agg(v_names[i], pg_catalog.jsonb_build_object(
+						'score', r.score[i][ti], 'partial', r.partial[i][ti],
+						'p_value', r.pvalue[i][ti], 'adjusted_p', r.adjusted[i][ti]))
+			  INTO scores
+			  FROM pg_catalog.generate_series(1, d) i;
+			IF p_apply THEN
+				UPDATE tuner.metric
+				   SET cluster = parameters, cluster_source = 'learned',
+					   cluster_confidence = confidence
+				 WHERE id = v_metric_ids[ti];
+			END IF;
+		END IF;
+		RETURN NEXT;
+	END LOOP;
+END;
+$$;
+
 -------------------------------------------------------------------------------
 -- Trials
 -------------------------------------------------------------------------------
@@ -1108,6 +1632,14 @@ DECLARE
 	v_params jsonb;
 	v_trial bigint;
 	v_objective_id bigint;
+	v_icm bool;
+	v_aux_ids bigint[] := '{}';
+	v_aux_names text[] := '{}';
+	v_tasks text[];
+	v_sources text[] := '{}';
+	v_source_tasks text[] := '{}';
+	v_x_transfer float8[];
+	v_y_transfer float8[];
 	p_study text := $1;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
@@ -1149,11 +1681,39 @@ BEGIN
 	-- trials for each trial (50 ms at 100 trials).
 	SELECT m.id INTO v_objective_id
 	  FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective;
+	-- The multi-task model learns from the declared auxiliary metrics too:
+	-- one row of them per observed trial, NULL where a trial lacks one.
+	IF s.algorithm = 'icm' THEN
+		SELECT COALESCE(pg_catalog.array_agg(m.id ORDER BY m.id), '{}'),
+			   COALESCE(pg_catalog.array_agg(m.name ORDER BY m.id), '{}')
+		  INTO v_aux_ids, v_aux_names
+		  FROM tuner.metric m WHERE m.study_id = s.id AND m.role = 'auxiliary';
+	END IF;
+	-- Earlier studies' trials join the model as tasks of their own (also
+	-- under gp-ei: then the objective and theirs only).
+	IF s.settings ? 'transfer_from' AND s.algorithm IN ('icm', 'gp-ei') THEN
+		v_sources := ARRAY(SELECT pg_catalog.jsonb_array_elements_text(s.settings -> 'transfer_from'));
+		SELECT pg_catalog.array_agg(tr.x), pg_catalog.array_agg(tr.y)
+		  INTO v_x_transfer, v_y_transfer
+		  FROM tuner._transfer_rows(s.id, v_sources) tr;
+		v_source_tasks := ARRAY(
+			SELECT COALESCE(st.name || '.' || st.objective, o.name)
+			  FROM pg_catalog.unnest(v_sources) WITH ORDINALITY AS o(name, k)
+			  LEFT JOIN tuner.study st ON st.name = o.name
+			 ORDER BY o.k);
+	END IF;
+	v_icm := pg_catalog.cardinality(v_aux_ids) > 0 OR v_x_transfer IS NOT NULL;
 	WITH p AS (
 		SELECT position, name, kind, choices
 		  FROM tuner.parameter WHERE study_id = s.id
 	), native AS MATERIALIZED (
 		SELECT t.number, t.state, ob.value,
+			   CASE WHEN pg_catalog.cardinality(v_aux_ids) > 0 AND t.state = 'complete' THEN ARRAY(
+					SELECT ax.value
+					  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
+					  LEFT JOIN tuner.observation ax
+						ON ax.trial_id = t.id AND ax.metric_id = a.id
+					 ORDER BY a.k) END AS aux,
 			   pg_catalog.array_agg(CASE p.kind
 					WHEN 'bool' THEN CASE WHEN (t.config -> p.name)::bool THEN 1 ELSE 0 END
 					WHEN 'categorical' THEN pg_catalog.array_position(p.choices, t.config ->> p.name) - 1
@@ -1164,10 +1724,11 @@ BEGIN
 			   AND t.state = 'complete'
 		 CROSS JOIN p
 		 WHERE t.study_id = s.id
-		 GROUP BY t.number, t.state, ob.value
+		 GROUP BY t.id, t.number, t.state, ob.value
 	)
 	SELECT pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS x_observed,
 		   pg_catalog.array_agg(v_sign * n.value ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS y_observed,
+		   pg_catalog.array_agg(n.aux ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL AND n.aux IS NOT NULL) AS y_aux,
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS x_pending,
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('failed', 'interrupted')
 																 OR (n.state = 'complete' AND n.value IS NULL)) AS x_other,
@@ -1175,11 +1736,22 @@ BEGIN
 	  INTO h
 	  FROM native n;
 
-	SELECT m.lengthscales, m.outputscale, m.noise, m.mean INTO w
-	  FROM tuner.model m WHERE m.study_id = s.id
+	-- Warm start from the last fit of the same model over the same tasks.
+	v_tasks := ARRAY[s.objective] || v_aux_names;
+	IF v_x_transfer IS NOT NULL THEN
+		v_tasks := v_tasks || v_source_tasks;
+	END IF;
+	SELECT m.lengthscales, m.outputscale, m.noise, m.mean, m.task_loadings,
+		   m.task_variance, m.task_noise, m.task_mean INTO w
+	  FROM tuner.model m
+	 WHERE m.study_id = s.id
+	   AND m.kind = CASE WHEN v_icm THEN 'icm' ELSE 'gp' END
+	   AND (NOT v_icm OR m.tasks = v_tasks)
 	 ORDER BY m.id DESC LIMIT 1;
 
+	-- With earlier studies to learn from, the model starts after two trials.
 	v_n_initial := COALESCE((s.settings ->> 'n_initial')::int,
+							CASE WHEN v_x_transfer IS NOT NULL THEN 2 END,
 							GREATEST(4, LEAST(10, d + 1)));
 
 	r := tuner._suggest_point(sp.kinds, sp.lows, sp.highs, sp.log_scales, sp.n_choices,
@@ -1188,7 +1760,14 @@ BEGIN
 							  (SELECT pg_catalog.count(*)::int FROM tuner.trial t
 								WHERE t.study_id = s.id AND t.source <> 'default'),
 							  v_seed, s.seed,
-							  w.lengthscales, w.outputscale, w.noise, w.mean);
+							  w.lengthscales, w.outputscale, w.noise, w.mean,
+							  CASE WHEN v_icm THEN 'icm'
+								   WHEN s.algorithm = 'icm' THEN 'gp-ei'
+								   ELSE s.algorithm END,
+							  CASE WHEN v_icm THEN h.y_aux END,
+							  (s.settings ->> 'icm_rank')::int,
+							  w.task_loadings, w.task_variance, w.task_noise,
+							  w.task_mean, v_x_transfer, v_y_transfer);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])
@@ -1215,10 +1794,21 @@ BEGIN
 	END;
 
 	IF r.source = 'model' THEN
+		-- the tasks the model kept, in its order (tasks_used is 0-based)
+		SELECT pg_catalog.array_agg(v_tasks[u.k] ORDER BY u.used) INTO v_tasks
+		  FROM pg_catalog.unnest(r.tasks_used) WITH ORDINALITY AS u(used, k)
+		 WHERE u.used >= 0;
 		INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales,
-								 outputscale, noise, mean, log_likelihood)
-		VALUES (s.id, v_trial, 'gp', h.n_observed, r.lengthscales,
-				r.outputscale, r.noise, r.mean, r.log_likelihood);
+								 outputscale, noise, mean, log_likelihood,
+								 tasks, rank, task_loadings, task_variance,
+								 task_covariance, task_correlation,
+								 task_noise, task_mean, kronecker, fit_ms)
+		VALUES (s.id, v_trial, CASE WHEN r.rank IS NULL THEN 'gp' ELSE 'icm' END,
+				h.n_observed, r.lengthscales, r.outputscale, r.noise, r.mean,
+				r.log_likelihood, COALESCE(v_tasks, ARRAY[s.objective]), r.rank,
+				r.task_loadings, r.task_variance, r.task_covariance,
+				r.task_correlation, r.task_noise, r.task_mean, r.kronecker,
+				r.fit_ms);
 	END IF;
 
 	RETURN pg_catalog.jsonb_build_object('trial', v_trial, 'params', v_params);
@@ -1320,7 +1910,7 @@ BEGIN
 	FOR i IN 1 .. pg_catalog.cardinality(v_names)
 	LOOP
 		INSERT INTO tuner.metric (study_id, name, role)
-		VALUES (s.id, v_names[i], 'auxiliary')
+		VALUES (s.id, v_names[i], 'recorded')
 		ON CONFLICT (study_id, name) DO NOTHING;
 		SELECT id INTO v_metric FROM tuner.metric
 		 WHERE study_id = s.id AND name = v_names[i];

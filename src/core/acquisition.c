@@ -1,19 +1,17 @@
 /*
  * acquisition.c
- *	  Log expected improvement and its maximisation.  The gradient uses
- *	  dmu/dx = sum_i alpha_i dk_i/dx and dvar/dx = -2 (K^-1 k)^T dk/dx.
+ *	  Log expected improvement and its maximisation over any Posterior: the
+ *	  chain rule from the posterior's mean and variance gradients to the
+ *	  gradient of log EI, candidate scoring in one batch, and L-BFGS.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
 #include <nlopt.h>
 
 #include "acquisition.h"
-#include "linalg.h"
 #include "log_ei.h"
-#include "matern.h"
 
 /* Posterior sd never goes below this fraction of the prior sd. */
 #define MIN_SD_FRACTION 1e-6
@@ -28,46 +26,27 @@ acquisition_options_init(AcquisitionOptions *options, int d)
 	(void)d;
 }
 
+/* Doubles of scratch for acquisition_log_ei: the posterior's and 2 d. */
+int
+acquisition_scratch_size(const Posterior *post)
+{
+	return post->n_scratch + 2 * post->d;
+}
+
+/* log EI at one point and its gradient; see acquisition.h. */
 double
-acquisition_log_ei(const GpModel *model, double best, const double *u,
+acquisition_log_ei(const Posterior *post, double best, const double *u,
 				   double *grad, double *scratch)
 {
-	int n = model->n;
-	int d = model->d;
-	double s = model->outputscale;
-	double *kvec = scratch;       /* k(u, x_i), then K^-1 k */
-	double *radial = scratch + n; /* -(1/r) dk/dr at each x_i */
-	double mu, var, sd, sd_min = MIN_SD_FRACTION * sqrt(s), z, value;
-	int i, k;
+	int d = post->d;
+	double *dmu = scratch + post->n_scratch;
+	double *dvar = dmu + d;
+	double mu, var, sd, sd_min = MIN_SD_FRACTION * sqrt(post->prior_var), z,
+						value;
+	int k;
 
-	for (i = 0; i < n; i++)
-	{
-		const double *xi = model->x + (size_t)i * d;
-		double r2 = 0.0;
-		double r;
-
-		for (k = 0; k < d; k++)
-		{
-			double t = (u[k] - xi[k]) / model->lengthscales[k];
-
-			r2 += t * t;
-		}
-		r = sqrt(r2);
-		kvec[i] = s * matern52_unit(r);
-		radial[i] = s * matern52_radial(r);
-	}
-	mu = model->mean + cblas_ddot(n, kvec, 1, model->alpha, 1);
-
-	/* var = s - k^T K^-1 k; keep K^-1 k in kvec for the gradient */
-	{
-		double kk;
-
-		linalg_lower_solve(model->chol, n, kvec);
-		kk = cblas_ddot(n, kvec, 1, kvec, 1);
-		cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, n,
-					model->chol, n, kvec, 1);
-		var = s - kk;
-	}
+	post->point(post->state, u, &mu, &var, grad != NULL ? dmu : NULL, dvar,
+				scratch);
 	sd = var > sd_min * sd_min ? sqrt(var) : sd_min;
 	z = (best - mu) / sd;
 	value = log(sd) + log_ei_log_h(z);
@@ -79,23 +58,9 @@ acquisition_log_ei(const GpModel *model, double best, const double *u,
 
 		for (k = 0; k < d; k++)
 		{
-			double inv_l2 =
-				1.0 / (model->lengthscales[k] * model->lengthscales[k]);
-			double dmu = 0.0;
-			double dvar = 0.0;
-			double dsd;
+			double dsd = sd_floored ? 0.0 : dvar[k] / (2.0 * sd);
 
-			for (i = 0; i < n; i++)
-			{
-				/* dk_i/du_k = -radial_i (u_k - x_ik) / l_k^2 */
-				double dk =
-					-radial[i] * (u[k] - model->x[(size_t)i * d + k]) * inv_l2;
-
-				dmu += model->alpha[i] * dk;
-				dvar += -2.0 * kvec[i] * dk;
-			}
-			dsd = sd_floored ? 0.0 : dvar / (2.0 * sd);
-			grad[k] = dsd / sd + g * (-dmu / sd - z * dsd / sd);
+			grad[k] = dsd / sd + g * (-dmu[k] / sd - z * dsd / sd);
 		}
 	}
 	return value;
@@ -103,7 +68,7 @@ acquisition_log_ei(const GpModel *model, double best, const double *u,
 
 typedef struct RefineProblem
 {
-	const GpModel *model;
+	const Posterior *post;
 	double best;
 	double *scratch;
 } RefineProblem;
@@ -112,7 +77,7 @@ static double
 refine_objective(unsigned dim, const double *u, double *grad, void *data)
 {
 	RefineProblem *p = data;
-	double v = acquisition_log_ei(p->model, p->best, u, grad, p->scratch);
+	double v = acquisition_log_ei(p->post, p->best, u, grad, p->scratch);
 
 	if (!isfinite(v))
 	{
@@ -177,13 +142,12 @@ make_candidates(int d, const double *incumbents, int n_incumbents,
 }
 
 TunerErrorCode
-acquisition_rank(const GpModel *model, double best, const double *incumbents,
+acquisition_rank(const Posterior *post, double best, const double *incumbents,
 				 int n_incumbents, const AcquisitionOptions *options,
 				 TunerRng *rng, int max_out, double *points, double *values,
 				 int *n_out, TunerStatus *status)
 {
-	int d = model->d;
-	int n = model->n;
+	int d = post->d;
 	int n_cand = options->n_random + (n_incumbents > 0 ? options->n_local : 0);
 	int n_refine = options->n_refine < n_cand ? options->n_refine : n_cand;
 	int total = n_cand + n_refine;
@@ -202,7 +166,7 @@ acquisition_rank(const GpModel *model, double best, const double *incumbents,
 	cand = tuner_alloc(sizeof(double) * (size_t)total * d);
 	mean = tuner_alloc(sizeof(double) * total);
 	sd = tuner_alloc(sizeof(double) * total);
-	scratch = tuner_alloc(sizeof(double) * 2 * n);
+	scratch = tuner_alloc(sizeof(double) * acquisition_scratch_size(post));
 	lower = tuner_alloc_zero(sizeof(double) * d);
 	upper = tuner_alloc(sizeof(double) * d);
 	ranked = tuner_alloc(sizeof(Ranked) * total);
@@ -214,12 +178,12 @@ acquisition_rank(const GpModel *model, double best, const double *incumbents,
 	}
 
 	make_candidates(d, incumbents, n_incumbents, options, rng, cand);
-	rc = gp_predict(model, cand, n_cand, mean, sd, status);
+	rc = post->batch(post->state, cand, n_cand, mean, sd, status);
 	if (rc != TUNER_OK)
 		goto done;
 	for (j = 0; j < n_cand; j++)
 	{
-		double sd_min = MIN_SD_FRACTION * sqrt(model->outputscale);
+		double sd_min = MIN_SD_FRACTION * sqrt(post->prior_var);
 
 		ranked[j].value =
 			log(sd[j] > sd_min ? sd[j] : sd_min) +
@@ -239,7 +203,7 @@ acquisition_rank(const GpModel *model, double best, const double *incumbents,
 		goto done;
 	}
 	{
-		RefineProblem problem = {model, best, scratch};
+		RefineProblem problem = {post, best, scratch};
 
 		nlopt_set_lower_bounds(opt, lower);
 		nlopt_set_upper_bounds(opt, upper);

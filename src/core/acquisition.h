@@ -2,12 +2,13 @@
  * acquisition.h
  *	  Maximising log expected improvement over the unit cube: many random
  *	  and incumbent-centred starts scored in one batch, the best few refined
- *	  by NLopt's bounded L-BFGS with analytic gradients.
+ *	  by NLopt's bounded L-BFGS with analytic gradients.  Works on any
+ *	  Posterior (posterior.h): the single-task GP or an ICM task.
  */
 #ifndef TUNER_ACQUISITION_H
 #define TUNER_ACQUISITION_H
 
-#include "gp.h"
+#include "posterior.h"
 #include "rng.h"
 #include "tuner_status.h"
 
@@ -22,19 +23,25 @@ typedef struct AcquisitionOptions
 extern void acquisition_options_init(AcquisitionOptions *options, int d);
 
 /*
- * Rank points of the unit cube by log EI under model (minimisation, incumbent
+ * Rank points of the unit cube by log EI under post (minimisation, incumbent
  * best).  incumbents (n_incumbents x d) are the points to search around.
  * Writes up to max_out points (max_out x d) and their log EI, best first,
  * and their number to *n_out.
  */
 extern TunerErrorCode
-acquisition_rank(const GpModel *model, double best, const double *incumbents,
+acquisition_rank(const Posterior *post, double best, const double *incumbents,
 				 int n_incumbents, const AcquisitionOptions *options,
 				 TunerRng *rng, int max_out, double *points, double *values,
 				 int *n_out, TunerStatus *status);
 
-/* log EI at one point with its gradient (grad may be NULL); scratch 2n. */
-extern double acquisition_log_ei(const GpModel *model, double best,
+/* Doubles of scratch that acquisition_log_ei needs for post. */
+extern int acquisition_scratch_size(const Posterior *post);
+
+/*
+ * log EI at one point with its gradient wrt u (grad may be NULL); scratch
+ * holds acquisition_scratch_size(post) doubles.
+ */
+extern double acquisition_log_ei(const Posterior *post, double best,
 								 const double *u, double *grad,
 								 double *scratch);
 

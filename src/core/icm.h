@@ -119,6 +119,14 @@ typedef struct IcmFitOptions
 	int force_full; /* never use the Kronecker path (tests, timing) */
 	/* Optional warm start: a previous model with the same d, T and rank. */
 	const IcmModel *warm;
+	/*
+	 * Which of the other starts (0 correlation at the prior centre, 1
+	 * correlation with short lengthscales, 2+ random) comes first, so that
+	 * callers with a small budget of starts can rotate through them.
+	 */
+	int first_alternate;
+	/* Evaluations for the warm start; 0 = max_evals like the others. */
+	int warm_max_evals;
 } IcmFitOptions;
 
 /* Defaults for IcmFitOptions (rank 1). */

@@ -352,7 +352,9 @@ starting_point(const IcmProblem *p, const IcmFitOptions *options,
 	int k;
 
 	if (w == NULL)
-		start++;
+		start++; /* no warm start: skip its slot */
+	if (start > 0)
+		start += options->first_alternate;
 	for (k = 0; k < T; k++)
 		theta[d + tr + 2 * T + k] = 0.0;
 	if (start == 0)
@@ -460,6 +462,7 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 	IcmModel *model = NULL;
 	TunerRng rng;
 	TunerErrorCode rc;
+	int max_evals = options->max_evals > 0 ? options->max_evals : 200;
 	int start, k;
 
 	*out = NULL;
@@ -508,7 +511,7 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 	nlopt_set_upper_bounds(opt, upper);
 	nlopt_guard_init(&guard, guarded_eval, &p, &p.status, p.best_theta);
 	nlopt_set_min_objective(opt, nlopt_guard_objective, &guard);
-	nlopt_set_maxeval(opt, options->max_evals > 0 ? options->max_evals : 200);
+	nlopt_set_maxeval(opt, max_evals);
 	nlopt_set_ftol_rel(opt, 1e-7);
 	nlopt_set_xtol_rel(opt, 1e-5);
 
@@ -519,6 +522,9 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 		double value;
 
 		starting_point(&p, options, w0, start, &rng, lower, upper, theta);
+		if (options->warm != NULL && options->warm_max_evals > 0)
+			nlopt_set_maxeval(opt, start == 0 ? options->warm_max_evals
+											  : max_evals);
 		/* the callback keeps the best point; the result code is not needed */
 		(void)nlopt_optimize(opt, theta, &value);
 	}

@@ -1,19 +1,17 @@
 /*
  * suggest.c
  *	  One Bayesian-optimisation step: space-filling design first, then a
- *	  Matern-5/2 GP on the unit cube with standardised y, running trials
- *	  fantasised at their posterior mean ("kriging believer"), and the point
- *	  of highest log EI that is not already a trial.
+ *	  model of the history (suggest_gp.c or suggest_icm.c) and the point of
+ *	  highest log EI that is not already a trial, or, for
+ *	  SUGGEST_ALG_RANDOM, a uniform random untried point.  This file holds
+ *	  the entry point, the input checks and what both models share.
  */
 #include <math.h>
 #include <string.h>
 
 #include "acquisition.h"
 #include "design.h"
-#include "gp.h"
-#include "log_ei.h"
-#include "rng.h"
-#include "suggest.h"
+#include "suggest_internal.h"
 
 #define MAX_RANKED     256
 #define RESCORED       64
@@ -37,6 +35,48 @@ is_taken(const SuggestInput *in, const double *c)
 	return 0;
 }
 
+/* The inputs of the ICM algorithm: auxiliary metrics and rank. */
+static TunerErrorCode
+validate_icm_input(const SuggestInput *in, TunerStatus *status)
+{
+	size_t i;
+
+	if (in->n_aux < 0)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "the number of auxiliary metrics must not be "
+						  "negative (got %d)",
+						  in->n_aux);
+	if (in->n_aux > 0 && in->y_aux == NULL)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "auxiliary metric values are missing");
+	for (i = 0; i < (size_t)in->n_observed * in->n_aux; i++)
+		if (isinf(in->y_aux[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "auxiliary metric %d of trial %d is infinite",
+							  (int)(i % in->n_aux) + 1,
+							  (int)(i / in->n_aux) + 1);
+	if (in->icm_rank < 0)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "the ICM rank must not be negative (got %d)",
+						  in->icm_rank);
+	if (in->n_transfer < 0 || in->n_transfer_tasks < 0 ||
+		(in->n_transfer > 0 &&
+		 (in->x_transfer == NULL || in->y_transfer == NULL ||
+		  in->n_transfer_tasks == 0)))
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "transfer arrays are inconsistent");
+	for (i = 0; i < (size_t)in->n_transfer * in->d; i++)
+		if (!isfinite(in->x_transfer[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "an earlier study's configuration contains NaN "
+							  "or infinity");
+	for (i = 0; i < (size_t)in->n_transfer * in->n_transfer_tasks; i++)
+		if (isinf(in->y_transfer[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "an earlier study's objective is infinite");
+	return TUNER_OK;
+}
+
 static TunerErrorCode
 validate_input(const SuggestInput *in, TunerStatus *status)
 {
@@ -48,6 +88,12 @@ validate_input(const SuggestInput *in, TunerStatus *status)
 
 	if (rc != TUNER_OK)
 		return rc;
+	if (in->algorithm != SUGGEST_ALG_GP_EI &&
+		in->algorithm != SUGGEST_ALG_ICM &&
+		in->algorithm != SUGGEST_ALG_RANDOM)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "unknown suggestion algorithm %d",
+						  (int)in->algorithm);
 	for (s = 0; s < 3; s++)
 	{
 		if (counts[s] < 0 || (counts[s] > 0 && sets[s] == NULL))
@@ -66,13 +112,13 @@ validate_input(const SuggestInput *in, TunerStatus *status)
 		if (!isfinite(in->y_observed[i]))
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "an objective value is NaN or infinite");
-	return TUNER_OK;
+	return validate_icm_input(in, status);
 }
 
-/* Uniform random points until one is new; EXHAUSTED if none is found. */
-static TunerErrorCode
-random_untaken(const SuggestInput *in, TunerRng *rng, double *unit,
-			   SuggestResult *out, TunerStatus *status)
+/* Uniform random untaken point; see suggest_internal.h. */
+TunerErrorCode
+suggest_random_untaken(const SuggestInput *in, TunerRng *rng, double *unit,
+					   SuggestResult *out, TunerStatus *status)
 {
 	int t, k;
 
@@ -111,63 +157,48 @@ suggest_design(const SuggestInput *in, TunerRng *rng, double *unit,
 			return TUNER_OK;
 		}
 	}
-	return random_untaken(in, rng, unit, out, status);
+	return suggest_random_untaken(in, rng, unit, out, status);
 }
 
-/* Build the model the acquisition uses: the fit plus fantasised trials. */
-static TunerErrorCode
-believer_model(const SuggestInput *in, const GpModel *fitted, GpModel **out,
-			   TunerStatus *status)
+/* Mean and sd of the non-NaN values; see suggest_internal.h. */
+int
+suggest_metric_scale(const double *values, int n, int stride, double *mean,
+					 double *sd)
 {
-	int n = fitted->n;
-	int p = in->n_pending;
-	int d = in->d;
-	GpModel *model;
-	double *sd;
+	double m = 0.0, ss = 0.0;
+	int count = 0;
 	int i;
-	TunerErrorCode rc;
 
-	*out = NULL;
-	model = gp_model_create(n + p, d, status);
-	sd = tuner_alloc(sizeof(double) * p);
-	if (model == NULL || sd == NULL)
-	{
-		gp_model_free(model);
-		tuner_free(sd);
-		return tuner_fail(status, TUNER_ERR_NOMEM,
-						  "out of memory for pending trials");
-	}
-	memcpy(model->x, fitted->x, sizeof(double) * n * d);
-	memcpy(model->y, fitted->y, sizeof(double) * n);
-	for (i = 0; i < p; i++)
-		space_to_unit(in->params, d, in->x_pending + (size_t)i * d,
-					  model->x + (size_t)(n + i) * d);
-	rc = gp_predict(fitted, model->x + (size_t)n * d, p, model->y + n, sd,
-					status);
-	tuner_free(sd);
-	if (rc == TUNER_OK)
-	{
-		memcpy(model->lengthscales, fitted->lengthscales, sizeof(double) * d);
-		model->outputscale = fitted->outputscale;
-		model->noise = fitted->noise;
-		model->mean = fitted->mean;
-		rc = gp_prepare(model, status);
-	}
-	if (rc != TUNER_OK)
-	{
-		gp_model_free(model);
-		return rc;
-	}
-	*out = model;
-	return TUNER_OK;
+	for (i = 0; i < n; i++)
+		count += !isnan(values[(size_t)i * stride]);
+	for (i = 0; i < n; i++)
+		if (!isnan(values[(size_t)i * stride]))
+			m += values[(size_t)i * stride] / count;
+	for (i = 0; i < n; i++)
+		if (!isnan(values[(size_t)i * stride]))
+			ss += (values[(size_t)i * stride] - m) *
+				  (values[(size_t)i * stride] - m);
+	*mean = m;
+	*sd = count > 1 ? sqrt(ss / (count - 1)) : 0.0;
+	return count;
+}
+
+/* Seconds since start; see suggest_internal.h. */
+double
+suggest_seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start->tv_sec) +
+		   1e-9 * (double)(now.tv_nsec - start->tv_nsec);
 }
 
 /* The lowest-y observed points, to search around. */
 static int
-pick_incumbents(const GpModel *fitted, double *incumbents)
+pick_incumbents(const double *x, const double *y, int n, int d,
+				double *incumbents)
 {
-	int n = fitted->n;
-	int d = fitted->d;
 	int k = n < MAX_INCUMBENTS ? n : MAX_INCUMBENTS;
 	int chosen[MAX_INCUMBENTS];
 	int c, i, j;
@@ -182,33 +213,30 @@ pick_incumbents(const GpModel *fitted, double *incumbents)
 
 			for (j = 0; j < c; j++)
 				used |= chosen[j] == i;
-			if (!used && (best < 0 || fitted->y[i] < fitted->y[best]))
+			if (!used && (best < 0 || y[i] < y[best]))
 				best = i;
 		}
 		chosen[c] = best;
-		memcpy(incumbents + (size_t)c * d, fitted->x + (size_t)best * d,
+		memcpy(incumbents + (size_t)c * d, x + (size_t)best * d,
 			   sizeof(double) * d);
 	}
 	return k;
 }
 
-static TunerErrorCode
-suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
-			  SuggestResult *out, TunerStatus *status)
+/* Maximise log EI and pick an untaken point; see suggest_internal.h. */
+TunerErrorCode
+suggest_choose(const SuggestInput *in, const Posterior *post, double best,
+			   const double *x, const double *y, int n, double y_mean,
+			   double y_sd, TunerRng *rng, double *unit, SuggestResult *out,
+			   TunerStatus *status)
 {
-	int n = in->n_observed;
 	int d = in->d;
-	double *x = tuner_alloc(sizeof(double) * n * d);
-	double *y = tuner_alloc(sizeof(double) * n);
 	double *ranked = tuner_alloc(sizeof(double) * MAX_RANKED * d);
 	double *values = tuner_alloc(sizeof(double) * MAX_RANKED);
 	double *native = tuner_alloc(sizeof(double) * d);
-	double *scratch = NULL;
 	double *incumbents = tuner_alloc(sizeof(double) * MAX_INCUMBENTS * d);
-	double y_mean = 0.0, y_sd = 0.0, best;
-	GpModel *fitted = NULL;
-	GpModel *model = NULL;
-	GpFitOptions fit_options;
+	double *scratch =
+		tuner_alloc(sizeof(double) * acquisition_scratch_size(post));
 	AcquisitionOptions acq_options;
 	TunerErrorCode rc = TUNER_OK;
 	int n_ranked = 0;
@@ -216,67 +244,16 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 	double chosen_value = -HUGE_VAL;
 	int i;
 
-	if (!x || !y || !ranked || !values || !native || !incumbents)
+	if (!ranked || !values || !native || !incumbents || !scratch)
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
 						"out of memory suggesting a trial");
 		goto done;
 	}
-	for (i = 0; i < n; i++)
-	{
-		space_to_unit(in->params, d, in->x_observed + (size_t)i * d,
-					  x + (size_t)i * d);
-		y_mean += in->y_observed[i] / n;
-	}
-	for (i = 0; i < n; i++)
-		y_sd += (in->y_observed[i] - y_mean) * (in->y_observed[i] - y_mean);
-	y_sd = n > 1 ? sqrt(y_sd / (n - 1)) : 0.0;
-	if (!(y_sd > 0.0) || !isfinite(y_sd))
-		y_sd = 1.0;
-	for (i = 0; i < n; i++)
-		y[i] = (in->y_observed[i] - y_mean) / y_sd;
-
-	gp_fit_options_init(&fit_options);
-	fit_options.seed = rng_next(rng);
-	if (in->warm_lengthscales != NULL && in->warm_outputscale > 0.0 &&
-		in->warm_noise > 0.0)
-	{
-		fit_options.warm_lengthscales = in->warm_lengthscales;
-		fit_options.warm_outputscale = in->warm_outputscale;
-		fit_options.warm_noise = in->warm_noise;
-		fit_options.warm_mean = in->warm_mean;
-		/*
-		 * One more point rarely moves the optimum far: refine the previous
-		 * fit, and every fourth trial also search from one other start,
-		 * rotating through the interpolating, prior-centre and random
-		 * starts, so that a fit stuck in one mode of the likelihood can
-		 * leave it.  (Same medians on Hartmann6/Ackley-10 over 20 seeds as
-		 * all three starts every fourth trial, at two thirds of the cost.)
-		 */
-		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
-		fit_options.first_alternate = (n / 4) % 3;
-	}
-	rc = gp_fit_standardized(x, y, n, d, &fit_options, &fitted, status);
-	if (rc != TUNER_OK)
-		goto done;
-
-	if (in->n_pending > 0)
-	{
-		rc = believer_model(in, fitted, &model, status);
-		if (rc != TUNER_OK)
-			goto done;
-	}
-	else
-		model = fitted;
-
-	best = model->y[0];
-	for (i = 1; i < model->n; i++)
-		best = fmin(best, model->y[i]);
-
 	acquisition_options_init(&acq_options, d);
-	rc = acquisition_rank(model, best, incumbents,
-						  pick_incumbents(fitted, incumbents), &acq_options,
-						  rng, MAX_RANKED, ranked, values, &n_ranked, status);
+	rc = acquisition_rank(
+		post, best, incumbents, pick_incumbents(x, y, n, d, incumbents),
+		&acq_options, rng, MAX_RANKED, ranked, values, &n_ranked, status);
 	if (rc != TUNER_OK)
 		goto done;
 
@@ -284,13 +261,6 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 	 * Snap the best few to the grid and score them again there (rounding
 	 * moves discrete parameters); beyond those, take the first one free.
 	 */
-	scratch = tuner_alloc(sizeof(double) * 2 * model->n);
-	if (scratch == NULL)
-	{
-		rc = tuner_fail(status, TUNER_ERR_NOMEM,
-						"out of memory suggesting a trial");
-		goto done;
-	}
 	for (i = 0; i < n_ranked; i++)
 	{
 		double *u = ranked + (size_t)i * d;
@@ -302,7 +272,7 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 		space_from_unit(in->params, d, u, native);
 		if (is_taken(in, native))
 			continue;
-		v = i < RESCORED ? acquisition_log_ei(model, best, u, NULL, scratch)
+		v = i < RESCORED ? acquisition_log_ei(post, best, u, NULL, scratch)
 						 : values[i];
 		if (chosen < 0 || v > chosen_value)
 		{
@@ -317,7 +287,7 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 
 		memcpy(unit, ranked + (size_t)chosen * d, sizeof(double) * d);
 		space_from_unit(in->params, d, unit, out->config);
-		rc = gp_predict(model, unit, 1, &mu, &sd, status);
+		rc = post->batch(post->state, unit, 1, &mu, &sd, status);
 		if (rc != TUNER_OK)
 			goto done;
 		out->source = SUGGEST_MODEL;
@@ -326,30 +296,14 @@ suggest_model(const SuggestInput *in, TunerRng *rng, double *unit,
 		out->log_ei = chosen_value;
 	}
 	else
-	{
-		rc = random_untaken(in, rng, unit, out, status);
-		if (rc != TUNER_OK)
-			goto done;
-	}
-
-	if (out->lengthscales != NULL)
-		memcpy(out->lengthscales, fitted->lengthscales, sizeof(double) * d);
-	out->outputscale = fitted->outputscale;
-	out->noise = fitted->noise;
-	out->mean = fitted->mean;
-	out->log_likelihood = fitted->log_likelihood;
+		rc = suggest_random_untaken(in, rng, unit, out, status);
 
 done:
-	if (model != fitted)
-		gp_model_free(model);
-	gp_model_free(fitted);
-	tuner_free(x);
-	tuner_free(y);
 	tuner_free(ranked);
 	tuner_free(values);
 	tuner_free(native);
-	tuner_free(scratch);
 	tuner_free(incumbents);
+	tuner_free(scratch);
 	return rc;
 }
 
@@ -360,8 +314,10 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 	double *unit;
 	TunerErrorCode rc;
 	int min_model = in->n_initial > 2 ? in->n_initial : 2;
+	int j;
 
 	tuner_status_clear(status);
+	out->icm = NULL;
 	rc = validate_input(in, status);
 	if (rc != TUNER_OK)
 		return rc;
@@ -374,16 +330,24 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 	out->noise = NAN;
 	out->mean = NAN;
 	out->log_likelihood = NAN;
+	out->fit_seconds = NAN;
+	if (out->task_used != NULL)
+		for (j = 0; j <= in->n_aux + in->n_transfer_tasks; j++)
+			out->task_used[j] = -1;
 
 	unit = tuner_alloc(sizeof(double) * in->d);
 	if (unit == NULL)
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory suggesting a trial");
 	rng_seed(&rng, in->seed);
-	if (in->n_observed < min_model)
+	if (in->algorithm == SUGGEST_ALG_RANDOM)
+		rc = suggest_random_untaken(in, &rng, unit, out, status);
+	else if (in->n_observed < min_model)
 		rc = suggest_design(in, &rng, unit, out, status);
+	else if (in->algorithm == SUGGEST_ALG_ICM)
+		rc = suggest_icm(in, &rng, unit, out, status);
 	else
-		rc = suggest_model(in, &rng, unit, out, status);
+		rc = suggest_gp(in, &rng, unit, out, status);
 	tuner_free(unit);
 	return rc;
 }

@@ -9,8 +9,21 @@
 #define TUNER_SUGGEST_H
 
 #include <stdint.h>
+#include "icm.h"
 #include "space.h"
 #include "tuner_status.h"
+
+/*
+ * How the model steps choose: the single-task GP with expected improvement,
+ * the ICM multi-task GP over the objective and auxiliary metrics with
+ * expected improvement on the objective task, or uniform random points.
+ */
+typedef enum SuggestAlgorithm
+{
+	SUGGEST_ALG_GP_EI = 0,
+	SUGGEST_ALG_ICM,
+	SUGGEST_ALG_RANDOM
+} SuggestAlgorithm;
 
 typedef struct SuggestInput
 {
@@ -37,13 +50,47 @@ typedef struct SuggestInput
 	double warm_outputscale;
 	double warm_noise;
 	double warm_mean;
+
+	SuggestAlgorithm algorithm;
+	/*
+	 * ICM: auxiliary metrics of the observed trials, n_observed * n_aux,
+	 * row-major, NaN = not reported.  A metric with fewer than two values or
+	 * no spread is left out of the model; with none left, ICM is GP-EI.
+	 */
+	const double *y_aux;
+	int n_aux;
+	int icm_rank; /* columns of W; 0 = default; clamped to the number of
+				   * tasks modelled */
+	/*
+	 * ICM warm start (standardised units), used only when warm_T and
+	 * warm_rank equal the tasks and rank modelled now; warm_lengthscales
+	 * above is shared by both algorithms.
+	 */
+	int warm_T;
+	int warm_rank;
+	const double *warm_W;          /* warm_T * warm_rank, row-major */
+	const double *warm_v;          /* warm_T */
+	const double *warm_task_noise; /* warm_T */
+	const double *warm_task_mean;  /* warm_T */
+	/*
+	 * ICM transfer: trials of earlier studies, in this study's space
+	 * (native values), each earlier study's objective a task of its own
+	 * (minimised, NaN where a trial is not that study's).  They enter the
+	 * model as extra tasks, never as observations of this objective; a
+	 * task with fewer than two values or no spread is left out.
+	 */
+	const double *x_transfer; /* n_transfer * d */
+	const double *y_transfer; /* n_transfer * n_transfer_tasks */
+	int n_transfer;
+	int n_transfer_tasks;
 } SuggestInput;
 
 typedef enum SuggestSource
 {
 	SUGGEST_DESIGN = 0, /* space-filling initial design */
-	SUGGEST_MODEL,      /* GP + expected improvement */
-	SUGGEST_RANDOM      /* fallback when the model's picks were taken */
+	SUGGEST_MODEL,      /* GP or ICM + expected improvement */
+	SUGGEST_RANDOM      /* SUGGEST_ALG_RANDOM, or the model's picks were
+						 * all taken */
 } SuggestSource;
 
 typedef struct SuggestResult
@@ -51,17 +98,39 @@ typedef struct SuggestResult
 	double *config; /* d native values, caller-allocated */
 	SuggestSource source;
 
-	/* Only when source == SUGGEST_MODEL, in the y units given. */
+	/*
+	 * Only when source == SUGGEST_MODEL, in the y units given; for ICM, of
+	 * the objective task.
+	 */
 	double predicted_mean;
 	double predicted_sd;
 	double log_ei; /* log expected improvement, standardised units */
 
-	/* What the fit learned (normalised coordinates), for the model table. */
+	/*
+	 * What the fit learned (normalised coordinates), for the model table;
+	 * for ICM: its lengthscales, B[0][0], and the objective task's noise
+	 * and mean.
+	 */
 	double *lengthscales; /* d, caller-allocated */
 	double outputscale;
 	double noise;
 	double mean;
 	double log_likelihood;
+
+	/* wall time of the hyperparameter fit (CLOCK_MONOTONIC); NaN: no fit */
+	double fit_seconds;
+	/*
+	 * Caller-allocated 1 + n_aux + n_transfer_tasks, or NULL: index of
+	 * each task (objective, auxiliary metrics, transfer tasks) in the
+	 * model fitted, -1 = left out (all -1 when no model).
+	 */
+	int *task_used;
+	/*
+	 * ICM fits: the fitted model in standardised units (also when every
+	 * pick was taken and the point is random), else NULL; the caller frees
+	 * it with icm_model_free.
+	 */
+	IcmModel *icm;
 } SuggestResult;
 
 extern TunerErrorCode tuner_suggest(const SuggestInput *input,

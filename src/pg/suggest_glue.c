@@ -12,6 +12,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -22,7 +23,7 @@
 
 PG_FUNCTION_INFO_V1(tuner_suggest_point);
 
-#define SUGGEST_NATTS 10
+#define SUGGEST_NATTS 20
 
 /* Check that a parameter array has one element per parameter. */
 static void
@@ -113,17 +114,191 @@ read_configs(FunctionCallInfo fcinfo, int argno, const char *name, int d,
 	return values;
 }
 
+/* The algorithm named by argument argno ('gp-ei', 'icm' or 'random'). */
+static SuggestAlgorithm
+read_algorithm(FunctionCallInfo fcinfo, int argno)
+{
+	char *name;
+
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return SUGGEST_ALG_GP_EI;
+	name = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+	if (strcmp(name, "gp-ei") == 0)
+		return SUGGEST_ALG_GP_EI;
+	if (strcmp(name, "icm") == 0)
+		return SUGGEST_ALG_ICM;
+	if (strcmp(name, "random") == 0)
+		return SUGGEST_ALG_RANDOM;
+	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("unknown algorithm \"%s\"", name),
+					errhint("Known algorithms: gp-ei, icm, random.")));
+	return SUGGEST_ALG_GP_EI; /* keep the compiler quiet */
+}
+
+/* An optional 1-D float8[] argument of exactly n elements, else NULL. */
+static const double *
+read_optional_vector(FunctionCallInfo fcinfo, int argno, const char *name,
+					 int n)
+{
+	ArrayType *array;
+	double *values;
+	int len;
+
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return NULL;
+	array = PG_GETARG_ARRAYTYPE_P(argno);
+	if (ARR_NDIM(array) == 0)
+		return NULL;
+	values = tuner_array_vector(array, name, &len);
+	return len == n ? values : NULL;
+}
+
+/*
+ * The multi-task inputs (arguments 18 .. 23): the auxiliary metrics of the
+ * observed trials, the rank, and the previous ICM fit to start from.  A
+ * previous fit of other dimensions is ignored, as for the GP.
+ */
+static void
+read_icm_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	int rows;
+	int T;
+	int rank;
+
+	if (PG_NARGS() > 18 && !PG_ARGISNULL(18))
+	{
+		input->y_aux = tuner_array_matrix_missing(
+			PG_GETARG_ARRAYTYPE_P(18), "y_aux", &rows, &input->n_aux);
+		if (rows != input->n_observed)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("x_observed and y_aux have different lengths"),
+					 errdetail("x_observed has %d rows but y_aux has %d.",
+							   input->n_observed, rows)));
+	}
+	if (PG_NARGS() > 19 && !PG_ARGISNULL(19))
+	{
+		input->icm_rank = PG_GETARG_INT32(19);
+		if (input->icm_rank < 1)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("icm_rank must be at least 1")));
+	}
+	if (input->warm_lengthscales == NULL || PG_NARGS() <= 23 ||
+		PG_ARGISNULL(20))
+		return;
+	{
+		ArrayType *wa = PG_GETARG_ARRAYTYPE_P(20);
+		double *loadings;
+
+		if (ARR_NDIM(wa) != 2)
+			return;
+		loadings =
+			tuner_array_matrix(wa, "warm_task_loadings", false, &T, &rank);
+		input->warm_v =
+			read_optional_vector(fcinfo, 21, "warm_task_variance", T);
+		input->warm_task_noise =
+			read_optional_vector(fcinfo, 22, "warm_task_noise", T);
+		input->warm_task_mean =
+			read_optional_vector(fcinfo, 23, "warm_task_mean", T);
+		if (input->warm_v == NULL || input->warm_task_noise == NULL ||
+			input->warm_task_mean == NULL)
+		{
+			input->warm_v = input->warm_task_noise = input->warm_task_mean =
+				NULL;
+			return;
+		}
+		input->warm_W = loadings;
+		input->warm_T = T;
+		input->warm_rank = rank;
+	}
+}
+
+/*
+ * The earlier studies' trials (arguments 24 and 25): x_transfer (native
+ * values, n x d) and y_transfer (n x sources, NULL but for the trial's own
+ * study).
+ */
+static void
+read_transfer_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	int rows;
+	int cols;
+
+	if (PG_NARGS() <= 25 || PG_ARGISNULL(24) || PG_ARGISNULL(25))
+		return;
+	input->x_transfer =
+		tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(24), "x_transfer", true,
+						   &input->n_transfer, &cols);
+	if (input->n_transfer == 0)
+		return;
+	if (cols != input->d)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("x_transfer must have one column per parameter"),
+				 errdetail("x_transfer has %d columns but there are %d "
+						   "parameters.",
+						   cols, input->d)));
+	input->y_transfer =
+		tuner_array_matrix_missing(PG_GETARG_ARRAYTYPE_P(25), "y_transfer",
+								   &rows, &input->n_transfer_tasks);
+	if (rows != input->n_transfer)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("x_transfer and y_transfer have different lengths"),
+				 errdetail("x_transfer has %d rows but y_transfer has %d.",
+						   input->n_transfer, rows)));
+}
+
+/* The ICM fit's outputs (attributes 11 .. 19) of a model suggestion. */
+static void
+fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
+				 bool *nulls)
+{
+	const IcmModel *m = result->icm;
+	Datum *used;
+	double *corr;
+	TunerStatus status;
+	int i;
+
+	used = palloc(sizeof(Datum) * n_tasks);
+	for (i = 0; i < n_tasks; i++)
+		used[i] = Int32GetDatum(result->task_used[i]);
+	values[11] = PointerGetDatum(construct_array(
+		used, n_tasks, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+	values[12] = Int32GetDatum(m->rank);
+	values[13] = BoolGetDatum(m->kronecker != 0);
+	values[14] = PointerGetDatum(tuner_float8_matrix(m->W, m->T, m->rank));
+	values[15] = PointerGetDatum(tuner_float8_array(m->v, m->T));
+	values[16] = PointerGetDatum(tuner_float8_matrix(m->B, m->T, m->T));
+	corr = palloc(sizeof(double) * m->T * m->T);
+	tuner_status_clear(&status);
+	if (icm_task_correlation(m, corr, &status) != TUNER_OK)
+		tuner_report_status(&status, "suggest");
+	values[17] = PointerGetDatum(tuner_float8_matrix(corr, m->T, m->T));
+	values[18] = PointerGetDatum(tuner_float8_array(m->noise, m->T));
+	values[19] = PointerGetDatum(tuner_float8_array(m->mean, m->T));
+	for (i = 11; i <= 19; i++)
+		nulls[i] = false;
+}
+
 /*
  * tuner._suggest_point(kinds int[], lows float8[], highs float8[],
  *		log_scales bool[], n_choices int[], x_observed float8[],
  *		y_observed float8[], x_pending float8[], x_other float8[],
  *		n_initial int, design_index int, seed bigint, design_seed bigint,
  *		warm_lengthscales float8[], warm_outputscale float8,
- *		warm_noise float8, warm_mean float8)
+ *		warm_noise float8, warm_mean float8, algorithm text, y_aux float8[],
+ *		icm_rank int, warm_task_loadings float8[], warm_task_variance
+ *		float8[], warm_task_noise float8[], warm_task_mean float8[],
+ *		x_transfer float8[], y_transfer float8[])
  * returns (config float8[], source text, predicted_mean, predicted_sd,
  *		acquisition, lengthscales float8[], outputscale, noise,
- *		log_likelihood, mean).  Configurations are native values, objective values
- * are minimised.
+ *		log_likelihood, mean, fit_ms, tasks_used int[], rank, kronecker,
+ *		task_loadings, task_variance, task_covariance, task_correlation,
+ *		task_noise, task_mean).  Configurations are native values,
+ * objective values are minimised; y_aux is n_observed x n_aux with NULL
+ * where a trial did not report a metric.  The task_* outputs are NULL
+ * unless an ICM model chose the point.
  */
 Datum
 tuner_suggest_point(PG_FUNCTION_ARGS)
@@ -221,17 +396,24 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		}
 	}
 
+	input.algorithm = read_algorithm(fcinfo, 17);
+	if (input.algorithm == SUGGEST_ALG_ICM)
+	{
+		read_icm_inputs(fcinfo, &input);
+		read_transfer_inputs(fcinfo, &input);
+	}
+
 	config = palloc0(mul_size(d, sizeof(double)));
 	lengthscales = palloc0(mul_size(d, sizeof(double)));
 	memset(&result, 0, sizeof(result));
 	result.config = config;
 	result.lengthscales = lengthscales;
+	result.task_used = palloc0(
+		mul_size(1 + input.n_aux + input.n_transfer_tasks, sizeof(int)));
 
 	CHECK_FOR_INTERRUPTS();
 	if (tuner_suggest(&input, &result, &status) != TUNER_OK)
 		tuner_report_status(&status, "suggest");
-
-	MemoryContextSwitchTo(oldcxt);
 
 	memset(nulls, true, sizeof(nulls));
 	values[0] = PointerGetDatum(tuner_float8_array(result.config, d));
@@ -263,11 +445,23 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		values[7] = Float8GetDatum(result.noise);
 		values[8] = Float8GetDatum(result.log_likelihood);
 		values[9] = Float8GetDatum(result.mean);
-		memset(nulls + 2, false, sizeof(bool) * (SUGGEST_NATTS - 2));
+		values[10] = Float8GetDatum(result.fit_seconds * 1000.0);
+		memset(nulls + 2, false, sizeof(bool) * 9);
+		if (result.icm != NULL)
+			fill_icm_outputs(&result, 1 + input.n_aux + input.n_transfer_tasks,
+							 values, nulls);
 	}
-	MemoryContextDelete(suggestcxt);
+	/* the fitted model lives in suggestcxt, with the arrays made from it */
+	icm_model_free(result.icm);
+	result.icm = NULL;
 
+	/* form the tuple in the caller's context, then drop everything else */
+	MemoryContextSwitchTo(oldcxt);
 	tupdesc = BlessTupleDesc(tupdesc);
-	PG_RETURN_DATUM(
-		HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	{
+		HeapTuple tuple = heap_form_tuple(tupdesc, values, nulls);
+
+		MemoryContextDelete(suggestcxt);
+		PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
+	}
 }

@@ -46,6 +46,7 @@ test_acquisition(void)
 {
 	int			d = 3;
 	GpModel    *m = toy_model(15, d, 7);
+	Posterior	post;
 	double		scratch[64];
 	double		best = m->y[0];
 	TunerRng	rng;
@@ -56,6 +57,8 @@ test_acquisition(void)
 
 	for (i = 1; i < m->n; i++)
 		best = fmin(best, m->y[i]);
+	gp_posterior(m, &post);
+	CHECK(acquisition_scratch_size(&post) <= 64);
 
 	rng_seed(&rng, 11);
 	for (t = 0; t < 5; t++)
@@ -68,7 +71,7 @@ test_acquisition(void)
 
 		for (k = 0; k < d; k++)
 			u[k] = 0.05 + 0.9 * rng_uniform(&rng);
-		v = acquisition_log_ei(m, best, u, grad, scratch);
+		v = acquisition_log_ei(&post, best, u, grad, scratch);
 		/* same value as the batch path */
 		gp_predict(m, u, 1, &mu, &sd, &status);
 		CHECK_CLOSE(v, log_ei(mu, sd, best), 1e-9);
@@ -83,8 +86,8 @@ test_acquisition(void)
 			up[k] += h;
 			um[k] -= h;
 			CHECK_CLOSE(grad[k],
-						(acquisition_log_ei(m, best, up, NULL, scratch) -
-						 acquisition_log_ei(m, best, um, NULL, scratch)) / (2 * h),
+						(acquisition_log_ei(&post, best, up, NULL, scratch) -
+						 acquisition_log_ei(&post, best, um, NULL, scratch)) / (2 * h),
 						1e-5);
 		}
 	}
@@ -97,7 +100,7 @@ test_acquisition(void)
 		int			n_out = 0;
 
 		acquisition_options_init(&opt, d);
-		CHECK(acquisition_rank(m, best, m->x, 2, &opt, &rng, 32, points, values,
+		CHECK(acquisition_rank(&post, best, m->x, 2, &opt, &rng, 32, points, values,
 							   &n_out, &status) == TUNER_OK);
 		CHECK(n_out == 32);
 		for (i = 1; i < n_out; i++)
@@ -108,7 +111,7 @@ test_acquisition(void)
 
 			for (k = 0; k < d; k++)
 				u[k] = rng_uniform(&rng);
-			if (acquisition_log_ei(m, best, u, NULL, scratch) > values[0] + 1e-9)
+			if (acquisition_log_ei(&post, best, u, NULL, scratch) > values[0] + 1e-9)
 			{
 				CHECK(!"a random point beat the maximiser");
 				break;

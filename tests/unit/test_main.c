@@ -28,6 +28,10 @@ main(int argc, char **argv)
 		{"design", test_design},
 		{"suggest", test_suggest},
 		{"icm", test_icm},
+		{"icm_posterior", test_icm_posterior},
+		{"icm_suggest", test_icm_suggest},
+		{"clusters", test_clusters},
+		{"transfer", test_transfer},
 	};
 	size_t		i;
 
@@ -38,7 +42,7 @@ main(int argc, char **argv)
 		if (argc > 1 && strcmp(argv[1], tests[i].name) != 0)
 			continue;
 		tests[i].fn();
-		printf("%-12s %s\n", tests[i].name, unit_failed == before ? "ok" : "FAILED");
+		printf("%-14s %s\n", tests[i].name, unit_failed == before ? "ok" : "FAILED");
 	}
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);
 	return unit_failed == 0 ? 0 : 1;

@@ -87,6 +87,29 @@ test_suggest(void)
 	CHECK(tuner_suggest(&in, &out, &status) == TUNER_OK);
 	CHECK(cfg[0] == cfg2[0] && cfg[1] == cfg2[1]);
 
+	/*
+	 * GP-EI ignores auxiliary metrics, reports its fit time and which task
+	 * it modelled, and hands back no ICM model
+	 */
+	{
+		double		aux[20];
+		int			used[2] = {7, 7};
+		int			i;
+
+		for (i = 0; i < 20; i++)
+			aux[i] = i % 3;
+		in.y_aux = aux;
+		in.n_aux = 1;
+		out.task_used = used;
+		CHECK(tuner_suggest(&in, &out, &status) == TUNER_OK);
+		CHECK(cfg[0] == cfg2[0] && cfg[1] == cfg2[1]);
+		CHECK(out.fit_seconds >= 0.0 && out.icm == NULL);
+		CHECK(used[0] == 0 && used[1] == -1);
+		in.y_aux = NULL;
+		in.n_aux = 0;
+		out.task_used = NULL;
+	}
+
 	/* a running trial at the proposed point moves the next one away */
 	in.x_pending = cfg2;
 	in.n_pending = 1;

@@ -45,5 +45,9 @@ void		test_space(void);
 void		test_design(void);
 void		test_suggest(void);
 void		test_icm(void);
+void		test_icm_posterior(void);
+void		test_icm_suggest(void);
+void		test_clusters(void);
+void		test_transfer(void);
 
 #endif

@@ -1,0 +1,185 @@
+-- Metrics with roles, algorithms, the multi-task (ICM) suggestion, the
+-- model relation and tuner.task_correlation, with their errors.
+\set SHOW_CONTEXT never
+
+SELECT tuner.create_study('mt', 'latency', 'minimize', '{"seed": 5, "n_initial": 4}') > 0 AS created;
+SELECT tuner.add_parameter('mt', 'a', 'float', 0, 1);
+SELECT tuner.add_parameter('mt', 'b', 'float', 0, 1);
+SELECT tuner.add_parameter('mt', 'c', 'int', 1, 64, log_scale => true);
+
+-- Declaring metrics.
+SELECT tuner.add_metric('mt', 'cpu') > 0 AS declared;
+SELECT tuner.add_metric('mt', 'io_wait', 'auxiliary', 'minimize', 'ms') > 0 AS declared;
+SELECT tuner.add_metric('mt', 'flat', direction => 'maximize') > 0 AS declared;
+SELECT tuner.add_metric('mt', 'errors', 'constraint') > 0 AS declared;
+SELECT tuner.add_metric('mt', 'rare') > 0 AS declared;
+-- re-declaring changes the role and keeps what is not given
+SELECT tuner.add_metric('mt', 'errors', 'auxiliary') > 0 AS redeclared;
+SELECT tuner.add_metric('mt', 'errors', 'constraint') > 0 AS redeclared;
+-- the objective may be re-declared, with its own role and direction
+SELECT tuner.add_metric('mt', 'latency', 'objective', unit => 'ms') > 0 AS redeclared;
+SELECT m.name, m.role, m.direction, m.unit FROM tuner.metric m
+  JOIN tuner.study s ON s.id = m.study_id WHERE s.name = 'mt' ORDER BY m.id;
+
+-- Their errors.
+SELECT tuner.add_metric('nope', 'cpu');
+SELECT tuner.add_metric('mt', NULL);
+SELECT tuner.add_metric('mt', ' ');
+SELECT tuner.add_metric('mt', '_raw');
+SELECT tuner.add_metric('mt', 'cpu', 'recorded');
+SELECT tuner.add_metric('mt', 'cpu', 'target');
+SELECT tuner.add_metric('mt', 'cpu', NULL);
+SELECT tuner.add_metric('mt', 'cpu', direction => 'up');
+SELECT tuner.add_metric('mt', 'cpu', 'objective');
+SELECT tuner.add_metric('mt', 'latency', 'auxiliary');
+SELECT tuner.add_metric('mt', 'latency', 'objective', 'maximize');
+
+-- Choosing the algorithm, and its errors.
+SELECT tuner.set_algorithm('mt', 'icm');
+SELECT algorithm, settings ? 'icm_rank' AS has_rank FROM tuner.study WHERE name = 'mt';
+SELECT tuner.set_algorithm('mt', 'icm', '{"rank": 2}');
+SELECT algorithm, settings -> 'icm_rank' AS rank FROM tuner.study WHERE name = 'mt';
+SELECT tuner.set_algorithm('nope', 'icm');
+SELECT tuner.set_algorithm('mt', NULL);
+SELECT tuner.set_algorithm('mt', 'bayes');
+SELECT tuner.set_algorithm('mt', 'icm', NULL);
+SELECT tuner.set_algorithm('mt', 'icm', '[1]');
+SELECT tuner.set_algorithm('mt', 'icm', '{"rank": 0}');
+SELECT tuner.set_algorithm('mt', 'icm', '{"rank": 1.5}');
+SELECT tuner.set_algorithm('mt', 'icm', '{"rank": "two"}');
+SELECT tuner.set_algorithm('mt', 'icm', '{"restarts": 2}');
+SELECT tuner.set_algorithm('mt', 'gp-ei', '{"rank": 2}');
+SELECT tuner.create_study('bad_rank', 'y', settings => '{"icm_rank": 0}');
+
+-- No multi-task model yet.
+SELECT * FROM tuner.task_correlation('mt');
+SELECT * FROM tuner.task_correlation('nope');
+
+-- A study driven to 14 trials.  cpu follows the objective closely, io_wait
+-- depends on another parameter, flat never changes and rare is reported
+-- once (both left out of the model), errors is a constraint (not
+-- modelled).  Until trial 10 every
+-- trial reports every metric; then io_wait goes missing in some.
+DO $$
+DECLARE
+    s jsonb;
+    a float8;
+    b float8;
+    c float8;
+    y float8;
+    metrics jsonb;
+BEGIN
+    FOR i IN 1 .. 14 LOOP
+        s := tuner.suggest_next('mt');
+        a := (s -> 'params' ->> 'a')::float8;
+        b := (s -> 'params' ->> 'b')::float8;
+        c := (s -> 'params' ->> 'c')::float8;
+        y := (a - 0.3) ^ 2 + 0.5 * (b - 0.6) ^ 2 + 0.01 * ln(c);
+        metrics := jsonb_build_object('latency', y, 'cpu', 40 + 80 * y + 0.1 * a,
+                                      'flat', 7, 'errors', 0, 'disk', 3 * b);
+        IF i = 1 THEN
+            metrics := metrics || '{"rare": 3}';
+        END IF;
+        IF i < 10 OR i % 2 = 0 THEN
+            metrics := metrics || jsonb_build_object('io_wait', sin(6 * b) + c / 64.0);
+        END IF;
+        PERFORM tuner.report((s ->> 'trial')::bigint, metrics);
+    END LOOP;
+END;
+$$;
+
+-- Undeclared metrics that trials report are recorded, not modelled.
+SELECT m.name, m.role FROM tuner.metric m
+  JOIN tuner.study s ON s.id = m.study_id WHERE s.name = 'mt' AND m.name = 'disk';
+
+-- Every trial is valid and in bounds; the model chose the later ones.
+SELECT count(*) AS trials, count(DISTINCT params) AS distinct_configs,
+       bool_and((params ->> 'a')::float8 BETWEEN 0 AND 1
+                AND (params ->> 'b')::float8 BETWEEN 0 AND 1
+                AND (params ->> 'c')::int BETWEEN 1 AND 64) AS in_bounds,
+       count(*) FILTER (WHERE source = 'model') AS by_model
+  FROM tuner.trials WHERE study = 'mt';
+
+-- The model relation: an ICM fit per model trial over the objective, cpu
+-- and io_wait (flat has no variance, rare one value; errors is a
+-- constraint).
+SELECT m.kind, m.n, m.tasks, m.rank, m.kronecker,
+       array_length(m.lengthscales, 1) AS lengthscales,
+       array_dims(m.task_loadings) AS loadings,
+       array_dims(m.task_covariance) AS covariance,
+       array_length(m.task_noise, 1) AS noises,
+       m.fit_ms > 0 AS timed,
+       m.outputscale = m.task_covariance[1][1] AS outputscale_is_b11,
+       m.noise = m.task_noise[1] AS noise_is_task1
+  FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'mt' ORDER BY m.id;
+
+-- What it learned between metrics: a symmetric correlation matrix with a
+-- unit diagonal; cpu (a linear function of the objective) is the most
+-- correlated with it.
+SELECT metric, other_metric, round(correlation::numeric, 6) = round(
+           (SELECT c2.correlation FROM tuner.task_correlation('mt') c2
+             WHERE c2.metric = c.other_metric AND c2.other_metric = c.metric)::numeric, 6) AS symmetric,
+       CASE WHEN metric = other_metric THEN round(correlation::numeric, 9) END AS diagonal
+  FROM tuner.task_correlation('mt') c ORDER BY metric, other_metric;
+SELECT (SELECT correlation FROM tuner.task_correlation('mt')
+         WHERE metric = 'latency' AND other_metric = 'cpu') > 0.9 AS cpu_follows_latency,
+       (SELECT abs(correlation) FROM tuner.task_correlation('mt')
+         WHERE metric = 'latency' AND other_metric = 'cpu')
+     > (SELECT abs(correlation) FROM tuner.task_correlation('mt')
+         WHERE metric = 'latency' AND other_metric = 'io_wait') AS cpu_more_than_io_wait;
+
+-- Rank 1, then a rank larger than the tasks (clamped to the 3 tasks).
+SELECT tuner.set_algorithm('mt', 'icm', '{"rank": 1}');
+SELECT (tuner.suggest_next('mt') ->> 'trial') IS NOT NULL AS suggested;
+SELECT tuner.set_algorithm('mt', 'icm', '{"rank": 9}');
+SELECT (tuner.suggest_next('mt') ->> 'trial') IS NOT NULL AS suggested;
+SELECT m.rank, array_dims(m.task_loadings) AS loadings
+  FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'mt' ORDER BY m.id DESC LIMIT 2;
+
+-- Back to the single-task GP: its model rows are kind gp, objective only.
+SELECT tuner.set_algorithm('mt', 'gp-ei');
+SELECT (tuner.suggest_next('mt') ->> 'trial') IS NOT NULL AS suggested;
+SELECT m.kind, m.tasks, m.rank, m.task_covariance IS NULL AS no_tasks, m.fit_ms > 0 AS timed
+  FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'mt' ORDER BY m.id DESC LIMIT 1;
+
+-- icm without auxiliary metrics is the single-task GP.
+SELECT tuner.create_study('solo', 'y', 'minimize', '{"seed": 8, "n_initial": 3}') > 0 AS created;
+SELECT tuner.add_parameter('solo', 'a', 'float', 0, 1);
+SELECT tuner.set_algorithm('solo', 'icm');
+DO $$
+DECLARE
+    s jsonb;
+BEGIN
+    FOR i IN 1 .. 5 LOOP
+        s := tuner.suggest_next('solo');
+        PERFORM tuner.report((s ->> 'trial')::bigint,
+            jsonb_build_object('y', ((s -> 'params' ->> 'a')::float8 - 0.4) ^ 2, 'other', i));
+    END LOOP;
+END;
+$$;
+SELECT m.kind, m.tasks FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'solo' ORDER BY m.id;
+
+-- random: uniform points, no model.
+SELECT tuner.create_study('rnd', 'y', 'minimize', '{"seed": 2}') > 0 AS created;
+SELECT tuner.add_parameter('rnd', 'a', 'float', 0, 1);
+SELECT tuner.add_parameter('rnd', 'b', 'int', 1, 10);
+SELECT tuner.set_algorithm('rnd', 'random');
+DO $$
+DECLARE
+    s jsonb;
+BEGIN
+    FOR i IN 1 .. 6 LOOP
+        s := tuner.suggest_next('rnd');
+        PERFORM tuner.report((s ->> 'trial')::bigint, '{"y": 1}');
+    END LOOP;
+END;
+$$;
+SELECT source, count(*) FROM tuner.trials WHERE study = 'rnd' GROUP BY source ORDER BY source;
+SELECT count(*) AS models FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'rnd';
+
+SELECT tuner.drop_study(name) FROM tuner.study WHERE name IN ('mt', 'solo', 'rnd');

@@ -1,0 +1,94 @@
+/*
+ * gp_posterior.c
+ *	  The single-task GP as a Posterior (posterior.h).  The gradient uses
+ *	  dmu/dx = sum_i alpha_i dk_i/dx and dvar/dx = -2 (K^-1 k)^T dk/dx.
+ */
+#include <math.h>
+
+#include <cblas.h>
+
+#include "linalg.h"
+#include "matern.h"
+#include "posterior.h"
+
+/* Mean and variance at one point; scratch 2n.  See PosteriorPointFn. */
+static void
+gp_point(const void *state, const double *u, double *mean, double *var,
+		 double *dmean, double *dvar, double *scratch)
+{
+	const GpModel *model = state;
+	int n = model->n;
+	int d = model->d;
+	double s = model->outputscale;
+	double *kvec = scratch;       /* k(u, x_i), then K^-1 k */
+	double *radial = scratch + n; /* -(1/r) dk/dr at each x_i */
+	double kk;
+	int i, k;
+
+	for (i = 0; i < n; i++)
+	{
+		const double *xi = model->x + (size_t)i * d;
+		double r2 = 0.0;
+		double r;
+
+		for (k = 0; k < d; k++)
+		{
+			double t = (u[k] - xi[k]) / model->lengthscales[k];
+
+			r2 += t * t;
+		}
+		r = sqrt(r2);
+		kvec[i] = s * matern52_unit(r);
+		radial[i] = s * matern52_radial(r);
+	}
+	*mean = model->mean + cblas_ddot(n, kvec, 1, model->alpha, 1);
+
+	/* var = s - k^T K^-1 k; keep K^-1 k in kvec for the gradient */
+	linalg_lower_solve(model->chol, n, kvec);
+	kk = cblas_ddot(n, kvec, 1, kvec, 1);
+	cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, n,
+				model->chol, n, kvec, 1);
+	*var = s - kk;
+
+	if (dmean == NULL)
+		return;
+	for (k = 0; k < d; k++)
+	{
+		double inv_l2 =
+			1.0 / (model->lengthscales[k] * model->lengthscales[k]);
+		double dmu = 0.0;
+		double dv = 0.0;
+
+		for (i = 0; i < n; i++)
+		{
+			/* dk_i/du_k = -radial_i (u_k - x_ik) / l_k^2 */
+			double dk =
+				-radial[i] * (u[k] - model->x[(size_t)i * d + k]) * inv_l2;
+
+			dmu += model->alpha[i] * dk;
+			dv += -2.0 * kvec[i] * dk;
+		}
+		dmean[k] = dmu;
+		dvar[k] = dv;
+	}
+}
+
+/* gp_predict with the signature of PosteriorBatchFn. */
+static TunerErrorCode
+gp_batch(const void *state, const double *u, int m, double *mean, double *sd,
+		 TunerStatus *status)
+{
+	return gp_predict(state, u, m, mean, sd, status);
+}
+
+/* The posterior of a prepared GP; see posterior.h. */
+void
+gp_posterior(const GpModel *model, Posterior *post)
+{
+	post->d = model->d;
+	post->prior_var = model->outputscale;
+	post->n_scratch = 2 * model->n;
+	post->point = gp_point;
+	post->batch = gp_batch;
+	post->state = model;
+}

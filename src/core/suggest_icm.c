@@ -1,0 +1,366 @@
+/*
+ * suggest_icm.c
+ *	  The model step of SUGGEST_ALG_ICM: an ICM multi-task GP (icm.h) over
+ *	  the objective (task 0) and the auxiliary metrics the trials reported,
+ *	  each standardised separately over its observed values, and
+ *	  suggest_choose on the objective task's posterior (icm_posterior.h).
+ *	  Auxiliary metrics carry information about the objective through the
+ *	  learned task covariance B, so that a metric that tracks the objective
+ *	  sharpens its posterior.
+ *
+ *	  Transfer: the trials of earlier studies are extra rows whose only
+ *	  observed task is their own study's objective (one task per earlier
+ *	  study, standardised on its own, so another machine's scale or offset
+ *	  does not matter); B learns how far each predicts this objective.
+ *
+ *	  A metric with fewer than two values or no spread says nothing a
+ *	  correlation could use and would make its task's fit degenerate: it is
+ *	  left out.  With no metric left the step is exactly SUGGEST_ALG_GP_EI.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "icm.h"
+#include "icm_posterior.h"
+#include "suggest_internal.h"
+
+/* The default number of columns of W: one shared factor and one more. */
+#define DEFAULT_RANK 2
+
+/*
+ * The warm start's refinement stops after this many likelihood evaluations
+ * (an eigen-decomposition each): a refinement cut short resumes at the next
+ * trial from where it stopped.  At n = 100, T = 4, d = 10 an uncapped
+ * refinement took 37-72 evaluations; capped at 40 the log likelihood ended
+ * within 0.4 of it, and the suggestion took 40-48 ms instead of 36-83 ms.
+ */
+#define WARM_MAX_EVALS 40
+
+/* An auxiliary metric whose sd is below this fraction of its mean is
+ * constant. */
+#define NO_SPREAD 1e-12
+
+/* Which metrics are modelled, and how each was standardised. */
+typedef struct TaskLayout
+{
+	int T;        /* tasks modelled, objective included */
+	int *task_of; /* 1 + n_aux + n_transfer_tasks: task of each metric,
+				   * -1 = left out */
+	double *mean; /* T */
+	double *sd;   /* T */
+} TaskLayout;
+
+static void
+layout_free(TaskLayout *layout)
+{
+	tuner_free(layout->task_of);
+	tuner_free(layout->mean);
+	tuner_free(layout->sd);
+}
+
+/*
+ * Give metric slot (1 + its index) a task if its values (n, spaced stride
+ * apart) can be standardised.
+ */
+static void
+layout_add(TaskLayout *layout, int slot, const double *values, int n,
+		   int stride)
+{
+	double mean, sd;
+	int count = suggest_metric_scale(values, n, stride, &mean, &sd);
+
+	/*
+	 * A constant's computed sd is round-off of its mean, not exactly zero:
+	 * count it as no spread relative to the mean.
+	 */
+	if (count >= 2 && sd > NO_SPREAD * fabs(mean) && sd > 0.0 &&
+		isfinite(sd) && isfinite(mean))
+	{
+		layout->task_of[slot] = layout->T;
+		layout->mean[layout->T] = mean;
+		layout->sd[layout->T] = sd;
+		layout->T++;
+	}
+	else
+		layout->task_of[slot] = -1;
+}
+
+/*
+ * Standardise the objective as the GP does; keep the usable auxiliary
+ * metrics and transfer tasks.
+ */
+static TunerErrorCode
+layout_tasks(const SuggestInput *in, TaskLayout *layout, TunerStatus *status)
+{
+	int n = in->n_observed, n_aux = in->n_aux;
+	int slots = 1 + n_aux + in->n_transfer_tasks;
+	int j;
+
+	layout->T = 1;
+	layout->task_of = tuner_alloc(sizeof(int) * slots);
+	layout->mean = tuner_alloc(sizeof(double) * slots);
+	layout->sd = tuner_alloc(sizeof(double) * slots);
+	if (!layout->task_of || !layout->mean || !layout->sd)
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory suggesting a trial");
+	layout->task_of[0] = 0;
+	suggest_metric_scale(in->y_observed, n, 1, &layout->mean[0],
+						 &layout->sd[0]);
+	if (!(layout->sd[0] > 0.0) || !isfinite(layout->sd[0]))
+		layout->sd[0] = 1.0;
+	for (j = 0; j < n_aux; j++)
+		layout_add(layout, 1 + j, in->y_aux + j, n, n_aux);
+	for (j = 0; j < in->n_transfer_tasks; j++)
+		layout_add(layout, 1 + n_aux + j, in->y_transfer + j, in->n_transfer,
+				   in->n_transfer_tasks);
+	return TUNER_OK;
+}
+
+/*
+ * The previous fit as a warm-start model, or NULL when the input has none
+ * or it does not match the tasks and rank modelled now (or is invalid).
+ */
+static IcmModel *
+warm_model(const SuggestInput *in, int T, int rank)
+{
+	int d = in->d;
+	IcmModel *warm;
+	TunerStatus ignored;
+	int k;
+
+	if (in->warm_T != T || in->warm_rank != rank ||
+		in->warm_lengthscales == NULL || in->warm_W == NULL ||
+		in->warm_v == NULL || in->warm_task_noise == NULL ||
+		in->warm_task_mean == NULL)
+		return NULL;
+	for (k = 0; k < d; k++)
+		if (!(in->warm_lengthscales[k] > 0.0) ||
+			!isfinite(in->warm_lengthscales[k]))
+			return NULL;
+	for (k = 0; k < T * rank; k++)
+		if (!isfinite(in->warm_W[k]))
+			return NULL;
+	for (k = 0; k < T; k++)
+		if (!(in->warm_v[k] > 0.0) || !isfinite(in->warm_v[k]) ||
+			!(in->warm_task_noise[k] > 0.0) ||
+			!isfinite(in->warm_task_noise[k]) ||
+			!isfinite(in->warm_task_mean[k]))
+			return NULL;
+	/* icm_fit reads only the hyperparameters of a warm model */
+	warm = icm_model_create(1, d, T, rank, &ignored);
+	if (warm == NULL)
+		return NULL;
+	memcpy(warm->lengthscales, in->warm_lengthscales, sizeof(double) * d);
+	memcpy(warm->W, in->warm_W, sizeof(double) * T * rank);
+	memcpy(warm->v, in->warm_v, sizeof(double) * T);
+	memcpy(warm->noise, in->warm_task_noise, sizeof(double) * T);
+	memcpy(warm->mean, in->warm_task_mean, sizeof(double) * T);
+	return warm;
+}
+
+/*
+ * The model the acquisition uses: the fit plus the running trials, every
+ * task fantasised at its posterior mean, so that a fully observed history
+ * stays fully observed (and on the Kronecker path).
+ */
+static TunerErrorCode
+believer_model(const SuggestInput *in, const IcmModel *fitted, IcmModel **out,
+			   TunerStatus *status)
+{
+	int n = fitted->n, p = in->n_pending, d = in->d, T = fitted->T;
+	IcmModel *model;
+	double *mean, *sd;
+	TunerErrorCode rc = TUNER_OK;
+	int i, t;
+
+	*out = NULL;
+	model = icm_model_create(n + p, d, T, fitted->rank, status);
+	mean = tuner_alloc(sizeof(double) * p);
+	sd = tuner_alloc(sizeof(double) * p);
+	if (model == NULL || mean == NULL || sd == NULL)
+	{
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory for pending trials");
+		goto done;
+	}
+	memcpy(model->x, fitted->x, sizeof(double) * n * d);
+	memcpy(model->y, fitted->y, sizeof(double) * n * T);
+	for (i = 0; i < p; i++)
+		space_to_unit(in->params, d, in->x_pending + (size_t)i * d,
+					  model->x + (size_t)(n + i) * d);
+	for (t = 0; t < T && rc == TUNER_OK; t++)
+	{
+		rc = icm_predict(fitted, model->x + (size_t)n * d, p, t, mean, sd,
+						 status);
+		for (i = 0; i < p && rc == TUNER_OK; i++)
+			model->y[(size_t)(n + i) * T + t] = mean[i];
+	}
+	if (rc != TUNER_OK)
+		goto done;
+	memcpy(model->lengthscales, fitted->lengthscales, sizeof(double) * d);
+	memcpy(model->W, fitted->W, sizeof(double) * T * fitted->rank);
+	memcpy(model->v, fitted->v, sizeof(double) * T);
+	memcpy(model->noise, fitted->noise, sizeof(double) * T);
+	memcpy(model->mean, fitted->mean, sizeof(double) * T);
+	model->force_full = fitted->force_full;
+	rc = icm_prepare(model, status);
+
+done:
+	tuner_free(mean);
+	tuner_free(sd);
+	if (rc != TUNER_OK)
+		icm_model_free(model);
+	else
+		*out = model;
+	return rc;
+}
+
+/* The ICM model step; see suggest_internal.h. */
+TunerErrorCode
+suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
+			SuggestResult *out, TunerStatus *status)
+{
+	int n = in->n_observed, d = in->d, n_aux = in->n_aux;
+	int n_tt = in->n_transfer_tasks;
+	int n_rows = n + in->n_transfer;
+	TaskLayout layout;
+	double *x = NULL, *y = NULL, *y0 = NULL;
+	IcmModel *warm = NULL, *fitted = NULL, *model = NULL;
+	IcmPosterior *objective = NULL;
+	IcmFitOptions fit_options;
+	Posterior post;
+	struct timespec fit_start;
+	double best;
+	TunerErrorCode rc;
+	int T, rank, i, j;
+
+	memset(&layout, 0, sizeof(layout));
+	rc = layout_tasks(in, &layout, status);
+	if (rc != TUNER_OK)
+		goto done;
+	T = layout.T;
+	if (T == 1)
+	{
+		/* rng untouched so far: exactly the GP-EI step */
+		rc = suggest_gp(in, rng, unit, out, status);
+		goto done;
+	}
+
+	x = tuner_alloc(sizeof(double) * n_rows * d);
+	y = tuner_alloc(sizeof(double) * n_rows * T);
+	y0 = tuner_alloc(sizeof(double) * n);
+	if (!x || !y || !y0)
+	{
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory suggesting a trial");
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+	{
+		space_to_unit(in->params, d, in->x_observed + (size_t)i * d,
+					  x + (size_t)i * d);
+		y0[i] = (in->y_observed[i] - layout.mean[0]) / layout.sd[0];
+		y[(size_t)i * T] = y0[i];
+		for (j = 0; j < n_aux; j++)
+		{
+			int t = layout.task_of[1 + j];
+			double v = in->y_aux[(size_t)i * n_aux + j];
+
+			if (t >= 0)
+				y[(size_t)i * T + t] =
+					isnan(v) ? NAN : (v - layout.mean[t]) / layout.sd[t];
+		}
+		for (j = 0; j < n_tt; j++)
+			if (layout.task_of[1 + n_aux + j] >= 0)
+				y[(size_t)i * T + layout.task_of[1 + n_aux + j]] = NAN;
+	}
+	/* earlier studies' trials: only their own objective is observed */
+	for (i = n; i < n_rows; i++)
+	{
+		const double *yt = in->y_transfer + (size_t)(i - n) * n_tt;
+
+		space_to_unit(in->params, d, in->x_transfer + (size_t)(i - n) * d,
+					  x + (size_t)i * d);
+		for (j = 0; j < T; j++)
+			y[(size_t)i * T + j] = NAN;
+		for (j = 0; j < n_tt; j++)
+		{
+			int t = layout.task_of[1 + n_aux + j];
+
+			if (t >= 0 && !isnan(yt[j]))
+				y[(size_t)i * T + t] = (yt[j] - layout.mean[t]) / layout.sd[t];
+		}
+	}
+
+	rank = in->icm_rank == 0 ? (T < DEFAULT_RANK ? T : DEFAULT_RANK)
+							 : (in->icm_rank < T ? in->icm_rank : T);
+	icm_fit_options_init(&fit_options);
+	fit_options.rank = rank;
+	fit_options.seed = rng_next(rng);
+	warm = warm_model(in, T, rank);
+	if (warm != NULL)
+	{
+		/* as the GP: refine the previous fit, every fourth trial also one
+		 * other start, rotating through them (see suggest_gp.c) */
+		fit_options.warm = warm;
+		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
+		fit_options.first_alternate = (n / 4) % 3;
+		fit_options.warm_max_evals = WARM_MAX_EVALS;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &fit_start);
+	rc = icm_fit(x, y, n_rows, d, T, &fit_options, &fitted, status);
+	if (rc != TUNER_OK)
+		goto done;
+	out->fit_seconds = suggest_seconds_since(&fit_start);
+
+	if (in->n_pending > 0)
+	{
+		rc = believer_model(in, fitted, &model, status);
+		if (rc != TUNER_OK)
+			goto done;
+	}
+	else
+		model = fitted;
+	objective = icm_posterior_create(model, 0, status);
+	if (objective == NULL)
+	{
+		rc = status != NULL ? status->code : TUNER_ERR_NOMEM;
+		goto done;
+	}
+	/* the incumbent among this study's trials (rows 0 .. n-1) and the
+	 * pending ones fantasised after the transfer rows */
+	best = y0[0];
+	for (i = 1; i < model->n; i++)
+		if (i < n || i >= n_rows)
+			best = fmin(best, model->y[(size_t)i * T]);
+
+	icm_posterior_as_posterior(objective, &post);
+	rc = suggest_choose(in, &post, best, x, y0, n, layout.mean[0],
+						layout.sd[0], rng, unit, out, status);
+	if (rc != TUNER_OK)
+		goto done;
+
+	if (out->lengthscales != NULL)
+		memcpy(out->lengthscales, fitted->lengthscales, sizeof(double) * d);
+	out->outputscale = fitted->B[0];
+	out->noise = fitted->noise[0];
+	out->mean = fitted->mean[0];
+	out->log_likelihood = fitted->log_likelihood;
+	if (out->task_used != NULL)
+		memcpy(out->task_used, layout.task_of,
+			   sizeof(int) * (1 + n_aux + n_tt));
+	out->icm = fitted;
+	fitted = NULL;
+
+done:
+	icm_posterior_free(objective);
+	if (model != fitted && model != out->icm)
+		icm_model_free(model);
+	icm_model_free(fitted);
+	icm_model_free(warm);
+	tuner_free(x);
+	tuner_free(y);
+	tuner_free(y0);
+	layout_free(&layout);
+	return rc;
+}
