@@ -5,7 +5,10 @@ mt_latency.py
         (the objective and T - 1 auxiliary metrics) and d float parameters,
         next to a warm single-task GP-EI study on the same points;
       - tuner.icm_fit through the Kronecker path against the full
-        nT x nT matrix ({"force_full": true}) on fully observed y.
+        nT x nT matrix ({"force_full": true}) on fully observed y;
+      - the same two paths inside suggest_next (cold, no stored fit): a
+        study whose trials reported every auxiliary metric (Kronecker)
+        against the same study with one auxiliary value removed (full).
 
     The history is loaded with bench/loader.py (trials inserted directly,
     see there), extended here with the auxiliary metrics: they are declared
@@ -18,7 +21,7 @@ import time
 import numpy as np
 
 import loader
-from latency import pg_array, smooth_objective, summarize, tuner_latency
+from latency import backend_cpu_ns, pg_array, smooth_objective, summarize
 
 
 def task_functions(d, T, seed):
@@ -88,6 +91,38 @@ def load_multitask_history(conn, d, n, X, fs, algorithm="icm", options=None, war
     return name, Xb, Y, model
 
 
+def timed_suggestions(conn, study, reps):
+    """bench/latency.py's tuner_latency (one warm-up, then reps calls of
+    BEGIN; SELECT tuner.suggest_next; ROLLBACK, client wall time and the
+    backend's CPU time), plus what the call's own model row says before the
+    rollback: its kind, fit_ms and kronecker flag."""
+    times, cpu, fits = [], [], []
+    with conn.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid()")
+        pid = cur.fetchone()[0]
+        for i in range(reps + 1):
+            cur.execute("BEGIN")
+            c0 = backend_cpu_ns(pid)
+            t0 = time.perf_counter()
+            cur.execute("SELECT tuner.suggest_next(%s)", (study,))
+            r = cur.fetchone()[0]
+            t1 = time.perf_counter()
+            c1 = backend_cpu_ns(pid)
+            cur.execute("""SELECT t.source, m.kind, m.fit_ms, m.kronecker
+                             FROM tuner.trial t LEFT JOIN tuner.model m ON m.trial_id = t.id
+                            WHERE t.id = %s""", (r["trial"],))
+            source, kind, fit_ms, kron = cur.fetchone()
+            cur.execute("ROLLBACK")
+            if source != "model":
+                raise RuntimeError("suggest_next on %s came from %r, not the model" % (study, source))
+            if i > 0:                   # the first call is a warm-up
+                times.append(t1 - t0)
+                if c0 is not None and c1 is not None:
+                    cpu.append((c1 - c0) * 1e-9)
+                fits.append({"kind": kind, "fit_ms": fit_ms, "kronecker": kron})
+    return times, (cpu if len(cpu) == len(times) else None), fits, r
+
+
 def latency(conn, n, d, T, reps, icm_options, log):
     """Warm suggest_next latency: ICM (T tasks) and GP-EI on the same points."""
     rng = np.random.default_rng(d * 7919 + n)
@@ -100,13 +135,15 @@ def latency(conn, n, d, T, reps, icm_options, log):
         cur.execute("""SELECT row_to_json(m) FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
                         WHERE s.name = %s ORDER BY m.id DESC LIMIT 1""", (gp_name,))
         gp_model = cur.fetchone()[0]
-    t, cpu, last = tuner_latency(conn, gp_name, reps)
+    t, cpu, fits, last = timed_suggestions(conn, gp_name, reps)
     rows.append({"method": "gp-ei", "n": n, "d": d, "T": 1, "study": gp_name, "wall": summarize(t),
-                 "cpu": summarize(cpu) if cpu else None, "warm_model": gp_model, "last": last})
+                 "cpu": summarize(cpu) if cpu else None, "fits": fits, "warm_model": gp_model,
+                 "last": last})
     icm_name, _, Y, icm_model = load_multitask_history(conn, d, n, X, fs, "icm", icm_options)
-    t, cpu, last = tuner_latency(conn, icm_name, reps)
+    t, cpu, fits, last = timed_suggestions(conn, icm_name, reps)
     rows.append({"method": "icm", "n": n, "d": d, "T": T, "study": icm_name, "wall": summarize(t),
-                 "cpu": summarize(cpu) if cpu else None, "warm_model": icm_model, "last": last,
+                 "cpu": summarize(cpu) if cpu else None, "fits": fits, "warm_model": icm_model,
+                 "last": last,
                  "task_correlation_data": np.corrcoef(Y.T).tolist()})
     return rows
 
@@ -138,3 +175,28 @@ def icm_fit_time(conn, n, d, T, reps, log, seed=1):
         out[label] = {"options": opts, "seconds": times, "median_s": float(np.median(times)), **info}
     return {"n": n, "d": d, "T": T, "paths": out,
             "ratio_full_over_kronecker": out["full"]["median_s"] / out["kronecker"]["median_s"]}
+
+
+def suggest_fit_paths(conn, n, d, T, reps):
+    """Cold suggest_next on an ICM study with every auxiliary value
+    (Kronecker path) and on the same study without aux1 of trial 1 (the
+    full covariance over the values reported): wall, CPU and the model
+    row's fit_ms and kronecker flag of each call."""
+    rng = np.random.default_rng(d * 7919 + n)
+    X = rng.uniform(size=(n, d))
+    fs = task_functions(d, T, seed=1000 * d + n)
+    out = {}
+    for label in ("complete", "one missing"):
+        name, _, _, _ = load_multitask_history(conn, d, n, X, fs, "icm", warm=False)
+        if label == "one missing":
+            with conn.cursor() as cur:
+                cur.execute("""DELETE FROM tuner.observation o USING tuner.trial t, tuner.metric m, tuner.study s
+                                WHERE s.name = %s AND t.study_id = s.id AND t.number = 1
+                                  AND m.study_id = s.id AND m.name = 'aux1'
+                                  AND o.trial_id = t.id AND o.metric_id = m.id""", (name,))
+                if cur.rowcount != 1:
+                    raise RuntimeError("removed %d observations, expected 1" % cur.rowcount)
+        t, cpu, fits, _ = timed_suggestions(conn, name, reps)
+        out[label] = {"study": name, "wall": summarize(t), "cpu": summarize(cpu) if cpu else None,
+                      "fits": fits}
+    return {"n": n, "d": d, "T": T, "paths": out}
