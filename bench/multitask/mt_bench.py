@@ -244,18 +244,24 @@ def log_icm_models(prob, icm_runs, log):
         sign = -1.0 if prob.direction == "maximize" else 1.0
         f = sign * f
         log("Learned correlation of each component with the objective task (last ICM fit of each run, "
-            "median [min, max] over runs) and the correlation of the noiseless values over 20000 uniform "
-            "points%s:" % (" (the model's objective task is -%s: suggest_next minimises)" % prob.objective
+            "median [min, max] over runs), the plain correlation of the noisy values each run observed "
+            "(all its trials), and that of the noiseless values over 20000 uniform points%s:" % (" (the model's objective task is -%s: suggest_next minimises)" % prob.objective
                            if sign < 0 else ""))
         log("")
-        log("| task | learned | uniform points |")
-        log("|---|---|---|")
+        log("| task | learned | observed in the run | uniform points (noiseless) |")
+        log("|---|---|---|---|")
         for t in tasks_seen:
             if t == prob.objective:
                 continue
             vals = [c[t] for c in corr if t in c]
             emp = np.corrcoef(comps[t], f)[0, 1] if t in comps else float("nan")
-            log("| %s | %+.2f [%+.2f, %+.2f] | %+.2f |" % (t, np.median(vals), np.min(vals), np.max(vals), emp))
+            # What the fit saw: the noisy values of the run's own trials.
+            seen = [np.corrcoef([tr["observed"][t] for tr in r["trials"]],
+                                [sign * tr["observed"][prob.objective] for tr in r["trials"]])[0, 1]
+                    for r in icm_runs]
+            log("| %s | %+.2f [%+.2f, %+.2f] | %+.2f [%+.2f, %+.2f] | %+.2f |" % (
+                t, np.median(vals), np.min(vals), np.max(vals),
+                np.median(seen), np.min(seen), np.max(seen), emp))
 
 
 def latency_section(conn, a, log, out):
