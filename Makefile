@@ -24,7 +24,9 @@ CORE_OBJS = \
 	src/core/nlopt_guard.o \
 	src/core/suggest.o \
 	src/core/suggest_gp.o \
-	src/core/suggest_icm.o
+	src/core/suggest_icm.o \
+	src/core/suggest_cluster.o \
+	src/core/suggest_clustered.o
 
 PG_OBJS = \
 	src/pg/tuner.o \
