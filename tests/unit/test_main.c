@@ -30,6 +30,7 @@ main(int argc, char **argv)
 		{"icm", test_icm},
 		{"icm_posterior", test_icm_posterior},
 		{"icm_suggest", test_icm_suggest},
+		{"clustered", test_clustered_suggest},
 	};
 	size_t		i;
 

@@ -47,5 +47,6 @@ void		test_suggest(void);
 void		test_icm(void);
 void		test_icm_posterior(void);
 void		test_icm_suggest(void);
+void		test_clustered_suggest(void);
 
 #endif
