@@ -19,6 +19,17 @@
 /* Acquisition's best points snapped to the grid and scored again there. */
 #define RANKED 64
 
+/*
+ * Each cluster is fitted cold (the input's warm start is for the whole
+ * space), and there are several per step: fewer starts and evaluations
+ * than icm_fit's defaults (3 x 200).  At d = 10 in clusters of 3, 3 and 4,
+ * n = 100, this took the three fits from 660 to 360 ms; on the additive
+ * test problem the best after 15 steps went from 0.43 to 0.48 (design
+ * 1.08, random search 0.76).
+ */
+#define CLUSTER_RESTARTS  2
+#define CLUSTER_MAX_EVALS 100
+
 /* Free what cluster_propose allocated. */
 void
 cluster_proposal_free(ClusterProposal *proposal)
@@ -187,6 +198,8 @@ cluster_propose(const SuggestInput *in, int c, const double *x,
 	icm_fit_options_init(&fit_options);
 	fit_options.rank = suggest_icm_rank(in, p->T);
 	fit_options.seed = rng_next(rng);
+	fit_options.restarts = CLUSTER_RESTARTS;
+	fit_options.max_evals = CLUSTER_MAX_EVALS;
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = icm_fit(xs, ys, n, m, p->T, &fit_options, &p->fitted, status);
 	if (rc != TUNER_OK)

@@ -533,12 +533,38 @@ test_bad_input(void)
 	s.out.icm = NULL;
 }
 
+/* The additive problem's minimum over [0, 1]^d: it is separable. */
+static double
+additive_minimum(int d)
+{
+	double		total = 0.0;
+	int			k,
+				i;
+
+	for (k = 0; k < d; k++)
+	{
+		double		lowest = HUGE_VAL;
+
+		for (i = 0; i <= 10000; i++)
+		{
+			double		x = i / 10000.0;
+
+			lowest = fmin(lowest, (x - centre[k]) * (x - centre[k]) +
+						  0.05 * sin(9.0 * x));
+		}
+		total += lowest;
+	}
+	return total;
+}
+
 /*
- * The additive problem at d = 9 from 10 random trials: 15 steps of
- * clustered ICM with the true clusters must improve on the initial
- * design's best by a wide margin, and beat random search with the same 25
- * trials.
+ * The additive problem at d = 9 from 10 random trials: OPT_STEPS steps of
+ * clustered ICM with the true clusters must close a good part of the gap
+ * between the initial design's best and the minimum, and beat random
+ * search with the same trials.  (For this seed it closes about half; over
+ * data seeds 21-26 it closed 22-93%, so the bound is loose on purpose.)
  */
+#define OPT_STEPS 15
 static void
 test_optimisation(void)
 {
@@ -546,7 +572,8 @@ test_optimisation(void)
 	TunerRng	rng;
 	double		design_best = HUGE_VAL,
 				best = HUGE_VAL,
-				random_best = HUGE_VAL,
+				random_best,
+				minimum = additive_minimum(9),
 				u[9],
 				aux[CAUX];
 	int			i,
@@ -555,7 +582,7 @@ test_optimisation(void)
 	cstudy_init(&s, 9, 10, 21);
 	for (i = 0; i < 10; i++)
 		design_best = fmin(design_best, s.y[i]);
-	for (i = 0; i < 15; i++)
+	for (i = 0; i < OPT_STEPS; i++)
 	{
 		s.in.seed = 1000 + i;
 		if (!csuggest_ok(&s))
@@ -567,20 +594,21 @@ test_optimisation(void)
 		best = fmin(best, s.y[s.in.n_observed - 1]);
 	}
 	result_free(&s);
-	/* random search: the same 10 trials and 15 more */
+	/* random search: the same 10 trials and OPT_STEPS more */
 	random_best = design_best;
 	rng_seed(&rng, 99);
-	for (i = 0; i < 15; i++)
+	for (i = 0; i < OPT_STEPS; i++)
 	{
 		for (k = 0; k < 9; k++)
 			u[k] = rng_uniform(&rng);
 		random_best = fmin(random_best, additive(u, 9, aux));
 	}
-	printf("  clustered ICM additive d=9: design best %.4f, after 15 steps "
-		   "%.4f, random search %.4f\n", design_best, best, random_best);
+	printf("  clustered ICM additive d=9: minimum %.4f, design best %.4f, "
+		   "after %d steps %.4f (gap left %.0f%%), random search %.4f\n",
+		   minimum, design_best, OPT_STEPS, best,
+		   100 * (best - minimum) / (design_best - minimum), random_best);
 	CHECK(best < design_best);
-	/* the components' minima sum to about -0.15: at least half way there */
-	CHECK(best < 0.5 * design_best);
+	CHECK(best - minimum < 0.7 * (design_best - minimum));
 	CHECK(best < random_best);
 }
 
