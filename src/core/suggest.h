@@ -146,7 +146,7 @@ typedef struct SuggestResult
 	 */
 	int n_cluster_models;   /* clusters that were fitted */
 	IcmModel **cluster_icm; /* n_clusters entries (NULL for a cluster left
-							 * out), each an ICM over that cluster's
+							 * out: its fit failed numerically), each an ICM over that cluster's
 							 * parameters, standardised units: 2 tasks, or
 							 * 1 when its metric was unusable; the caller
 							 * frees each with icm_model_free and the

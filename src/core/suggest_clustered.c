@@ -12,7 +12,8 @@
  *	  objective over its subspace); the configuration combines them:
  *	    - a parameter in one cluster takes that cluster's value;
  *	    - a parameter in several takes the value of the cluster whose
- *	      proposal has the highest log EI.  That cluster expects the most
+ *	      proposal has the highest log EI (on a tie, the first such
+ *	      cluster).  That cluster expects the most
  *	      from its move, and its values were optimised jointly, so it keeps
  *	      all of them; the others lose only the shared ones.  (Averaging
  *	      would give a point no cluster chose, and is meaningless for
