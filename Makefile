@@ -25,7 +25,9 @@ CORE_OBJS = \
 	src/core/suggest.o \
 	src/core/suggest_gp.o \
 	src/core/suggest_icm.o \
-	src/core/clusters.o
+	src/core/clusters.o \
+	src/core/suggest_cluster.o \
+	src/core/suggest_clustered.o
 
 PG_OBJS = \
 	src/pg/tuner.o \

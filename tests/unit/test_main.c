@@ -32,6 +32,7 @@ main(int argc, char **argv)
 		{"icm_suggest", test_icm_suggest},
 		{"clusters", test_clusters},
 		{"transfer", test_transfer},
+		{"clustered", test_clustered_suggest},
 	};
 	size_t		i;
 
