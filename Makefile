@@ -15,6 +15,7 @@ CORE_OBJS = \
 	src/core/gp_fit.o \
 	src/core/icm.o \
 	src/core/icm_fit.o \
+	src/core/icm_units.o \
 	src/core/log_ei.o \
 	src/core/acquisition.o \
 	src/core/space.o \

@@ -28,6 +28,7 @@ main(int argc, char **argv)
 		{"design", test_design},
 		{"suggest", test_suggest},
 		{"icm", test_icm},
+		{"icm_units", test_icm_units},
 	};
 	size_t		i;
 

@@ -45,5 +45,6 @@ void		test_space(void);
 void		test_design(void);
 void		test_suggest(void);
 void		test_icm(void);
+void		test_icm_units(void);
 
 #endif
