@@ -27,6 +27,7 @@ PG_OBJS = \
 	src/pg/tuner.o \
 	src/pg/arrays.o \
 	src/pg/gp_glue.o \
+	src/pg/icm_glue.o \
 	src/pg/suggest_glue.o \
 	src/pg/runner_exec.o \
 	src/pg/worker.o

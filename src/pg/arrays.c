@@ -12,6 +12,7 @@
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "utils/array.h"
+#include "utils/float.h"
 #include "utils/lsyscache.h"
 
 #include "tuner_pg.h"
@@ -135,6 +136,61 @@ tuner_array_matrix(ArrayType *array, const char *name, bool allow_empty,
 	return values;
 }
 
+/*
+ * A 2-D, non-empty float8[] (rows x columns) whose NULL elements mark
+ * missing entries: they come back as NaN.  NaN and infinity in the input
+ * are rejected, so that NaN means only "missing" afterwards.
+ */
+double *
+tuner_array_matrix_missing(ArrayType *array, const char *name, int *rows,
+						   int *cols)
+{
+	Datum *datums;
+	bool *isnull;
+	double *values;
+	int n;
+	int i;
+
+	check_element_type(array, FLOAT8OID, name);
+	if (ARR_NDIM(array) == 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("%s must not be empty", name)));
+	if (ARR_NDIM(array) != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s must be a two-dimensional array", name),
+				 errdetail("It has %d dimension%s.", ARR_NDIM(array),
+						   ARR_NDIM(array) == 1 ? "" : "s"),
+				 errhint("Pass one row per point and one column per task, "
+						 "with NULL where a task was not observed, for "
+						 "example ARRAY[[1.0, NULL], [2.0, 3.0]].")));
+	*rows = ARR_DIMS(array)[0];
+	*cols = ARR_DIMS(array)[1];
+	deconstruct_array(array, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+					  TYPALIGN_DOUBLE, &datums, &isnull, &n);
+	values = palloc(mul_size(Max(n, 1), sizeof(double)));
+	for (i = 0; i < n; i++)
+	{
+		if (isnull[i])
+		{
+			values[i] = get_float8_nan();
+			continue;
+		}
+		values[i] = DatumGetFloat8(datums[i]);
+		if (!isfinite(values[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("%s must not contain NaN or infinity", name),
+					 errdetail("Row %d, column %d is %s.", i / *cols + 1,
+							   i % *cols + 1,
+							   isnan(values[i]) ? "NaN" : "infinite"),
+					 errhint("Use NULL for an entry that was not observed.")));
+	}
+	pfree(datums);
+	pfree(isnull);
+	return values;
+}
+
 /* A 1-D int4[] without NULLs; *n is its length (0 for '{}'). */
 int *
 tuner_array_int4(ArrayType *array, const char *name, int *n)
@@ -183,6 +239,34 @@ tuner_float8_array(const double *values, int n)
 		datums[i] = Float8GetDatum(values[i]);
 	return construct_array(datums, n, FLOAT8OID, sizeof(float8),
 						   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+}
+
+/*
+ * A 2-D float8[] (rows x cols) of row-major values, NaN written as NULL, in
+ * the current memory context.
+ */
+ArrayType *
+tuner_float8_matrix(const double *values, int rows, int cols)
+{
+	Datum *datums;
+	bool *nulls;
+	int dims[2];
+	int lbs[2] = {1, 1};
+	int n = rows * cols;
+	int i;
+
+	datums = palloc(mul_size(Max(n, 1), sizeof(Datum)));
+	nulls = palloc(mul_size(Max(n, 1), sizeof(bool)));
+	for (i = 0; i < n; i++)
+	{
+		nulls[i] = isnan(values[i]);
+		datums[i] = Float8GetDatum(nulls[i] ? 0.0 : values[i]);
+	}
+	dims[0] = rows;
+	dims[1] = cols;
+	return construct_md_array(datums, nulls, 2, dims, lbs, FLOAT8OID,
+							  sizeof(float8), FLOAT8PASSBYVAL,
+							  TYPALIGN_DOUBLE);
 }
 
 /* Raise an error for a NULL argument the SQL wrappers should never pass. */

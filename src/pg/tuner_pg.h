@@ -23,6 +23,13 @@ extern double *tuner_array_vector(ArrayType *array, const char *name, int *n);
 extern double *tuner_array_matrix(ArrayType *array, const char *name,
 								  bool allow_empty, int *rows, int *cols);
 
+/*
+ * A 2-D, non-empty float8[] whose NULL elements (missing entries) come back
+ * as NaN; NaN and infinity in the input are rejected.
+ */
+extern double *tuner_array_matrix_missing(ArrayType *array, const char *name,
+										  int *rows, int *cols);
+
 /* A 1-D int4[] without NULLs; *n is its length (0 for '{}'). */
 extern int *tuner_array_int4(ArrayType *array, const char *name, int *n);
 
@@ -31,6 +38,10 @@ extern bool *tuner_array_bool(ArrayType *array, const char *name, int *n);
 
 /* A float8[] of n values, in the current memory context. */
 extern ArrayType *tuner_float8_array(const double *values, int n);
+
+/* A 2-D float8[] of row-major values, NaN as NULL. */
+extern ArrayType *tuner_float8_matrix(const double *values, int rows,
+									  int cols);
 
 /* Raise an error for a NULL argument the SQL wrappers should never pass. */
 extern void tuner_require_arg(FunctionCallInfo fcinfo, int argno,
