@@ -36,7 +36,7 @@ OBJS = $(CORE_OBJS) $(PG_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report gp branin runner preset
+REGRESS = study parameter suggest report gp icm branin runner preset
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CPPFLAGS += -Isrc/core -Isrc/pg
