@@ -75,10 +75,13 @@ read_icm_data(FunctionCallInfo fcinfo, int xarg, int yarg, IcmData *data)
 	}
 }
 
-/* A vector argument of one element per task (name is the model key). */
+/*
+ * A vector argument of one element per task (name is the model key); with
+ * a hint, every element must be positive and the hint says why.
+ */
 static double *
 read_task_vector(FunctionCallInfo fcinfo, int argno, const char *name, int T,
-				 bool positive)
+				 const char *positive_hint)
 {
 	double *values;
 	int len;
@@ -91,15 +94,14 @@ read_task_vector(FunctionCallInfo fcinfo, int argno, const char *name, int T,
 						errmsg("%s must have one element per task", name),
 						errdetail("%s has %d elements but y has %d columns.",
 								  name, len, T)));
-	if (positive)
+	if (positive_hint != NULL)
 		for (t = 0; t < T; t++)
 			if (values[t] <= 0.0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s must be positive", name),
-						 errdetail("Element %d (task %d) is %g.", t + 1, t + 1,
-								   values[t]),
-						 errhint("%s is a variance of each task.", name)));
+				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+								errmsg("%s must be positive", name),
+								errdetail("Element %d (task %d) is %g.", t + 1,
+										  t + 1, values[t]),
+								errhint("%s", positive_hint)));
 	return values;
 }
 
@@ -295,9 +297,13 @@ tuner_icm_predict_arrays(PG_FUNCTION_ARGS)
 				 errdetail("W has %d columns but y has %d.", rank, data.T),
 				 errhint("W is T x rank with 1 <= rank <= T.")));
 
-	v = read_task_vector(fcinfo, 4, "v", data.T, true);
-	noise = read_task_vector(fcinfo, 5, "noise", data.T, true);
-	mean = read_task_vector(fcinfo, 6, "mean", data.T, false);
+	v = read_task_vector(fcinfo, 4, "v", data.T,
+						 "v holds each task's own variance in B = W W^T + "
+						 "diag(v); it keeps B positive definite.");
+	noise = read_task_vector(fcinfo, 5, "noise", data.T,
+							 "noise holds each task's noise variance; use a "
+							 "small positive value for exact observations.");
+	mean = read_task_vector(fcinfo, 6, "mean", data.T, NULL);
 
 	tuner_require_arg(fcinfo, 8, "x");
 	xs = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(8), "x", false, &m, &dq);
