@@ -2150,6 +2150,298 @@ END;
 $$;
 
 -------------------------------------------------------------------------------
+-- Low-level multi-task Gaussian process (ICM)
+--
+-- k((x, i), (x', j)) = k52(x, x') B[i, j] with B = W W^T + diag(v), a noise
+-- variance and a constant mean per task (src/core/icm.h).  y is n x T with
+-- NULL where a task was not observed.  The model jsonb is in the caller's
+-- units, like gp_fit's (README.md, "Low-level multi-task GP").
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION tuner._icm_fit(x float8[], y float8[], rank int, restarts int,
+							   max_evals int, seed bigint, use_priors bool,
+							   min_noise float8, force_full bool,
+							   OUT lengthscales float8[], OUT w float8[],
+							   OUT v float8[], OUT noise float8[],
+							   OUT mean float8[], OUT task_covariance float8[],
+							   OUT task_correlation float8[],
+							   OUT log_likelihood float8, OUT kronecker bool)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tuner_icm_fit_arrays'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tuner._icm_predict(train_x float8[], train_y float8[],
+								   lengthscales float8[], w float8[],
+								   v float8[], noise float8[], mean float8[],
+								   force_full bool, x float8[], task int,
+								   OUT mean float8[], OUT sd float8[],
+								   OUT kronecker bool)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tuner_icm_predict_arrays'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- A jsonb array of equally long arrays of numbers or nulls as a 2-D
+-- float8[] with NULL elements (what names it in errors).
+CREATE FUNCTION tuner._jsonb_matrix_missing(value jsonb, what text)
+RETURNS float8[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	result float8[];
+	bad bigint;
+	bad_type text;
+	first_len int;
+	bad_len int;
+BEGIN
+	IF pg_catalog.jsonb_typeof(value) IS DISTINCT FROM 'array' THEN
+		RAISE EXCEPTION '% must be a JSON array of rows', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(value)),
+				  HINT = 'Write one JSON array per point with one value per task, null where the task was not observed.';
+	END IF;
+	IF pg_catalog.jsonb_array_length(value) = 0 THEN
+		RAISE EXCEPTION '% must not be empty', what
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT i, pg_catalog.jsonb_typeof(r) INTO bad, bad_type
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i)
+	 WHERE pg_catalog.jsonb_typeof(r) <> 'array'
+	 ORDER BY i LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% must be a JSON array of rows (two-dimensional)', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Element %s is a JSON %s, not an array.', bad, bad_type),
+				  HINT = 'Write one JSON array per point with one value per task, for example [[1.0, null], [2.0, 3.0]].';
+	END IF;
+	first_len := pg_catalog.jsonb_array_length(value -> 0);
+	IF first_len = 0 THEN
+		RAISE EXCEPTION '% rows must not be empty', what
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT i, pg_catalog.jsonb_array_length(r) INTO bad, bad_len
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i)
+	 WHERE pg_catalog.jsonb_array_length(r) <> first_len
+	 ORDER BY i LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% rows must all have the same length', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Row 1 has %s elements but row %s has %s.',
+											 first_len, bad, bad_len);
+	END IF;
+	SELECT a.i, b.k, pg_catalog.jsonb_typeof(b.e) INTO bad, bad_len, bad_type
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i),
+		   pg_catalog.jsonb_array_elements(a.r) WITH ORDINALITY AS b(e, k)
+	 WHERE pg_catalog.jsonb_typeof(b.e) NOT IN ('number', 'null')
+	 ORDER BY a.i, b.k LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% must contain only numbers and nulls', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Row %s, column %s is a JSON %s.', bad, bad_len, bad_type);
+	END IF;
+	SELECT pg_catalog.array_agg(row_values ORDER BY i) INTO result
+	  FROM (SELECT a.i,
+				   pg_catalog.array_agg(CASE WHEN pg_catalog.jsonb_typeof(b.e) = 'null'
+											 THEN NULL ELSE b.e::float8 END
+										ORDER BY b.k) AS row_values
+			  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i),
+				   pg_catalog.jsonb_array_elements(a.r) WITH ORDINALITY AS b(e, k)
+			 GROUP BY a.i) rows;
+	RETURN result;
+END;
+$$;
+
+-- The arrays and hyperparameters of an ICM model jsonb, with its errors.
+-- Shapes and values are checked by tuner._icm_predict.
+CREATE FUNCTION tuner._icm_model_arrays(model jsonb,
+										OUT x float8[], OUT y float8[],
+										OUT lengthscales float8[],
+										OUT w float8[], OUT v float8[],
+										OUT noise float8[], OUT mean float8[],
+										OUT force_full bool)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	k text;
+BEGIN
+	IF model IS NULL THEN
+		RAISE EXCEPTION 'model must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'tuner.icm_fit() returns a model; see README.md for its keys.';
+	END IF;
+	IF pg_catalog.jsonb_typeof(model) <> 'object' THEN
+		RAISE EXCEPTION 'model must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(model)),
+				  HINT = 'tuner.icm_fit() returns a model; see README.md for its keys.';
+	END IF;
+	IF model ? 'kernel' AND model -> 'kernel' IS DISTINCT FROM '"matern52"'::jsonb THEN
+		RAISE EXCEPTION 'unsupported kernel %', model -> 'kernel'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The only kernel is "matern52".';
+	END IF;
+	IF model ? 'model' AND model -> 'model' IS DISTINCT FROM '"icm"'::jsonb THEN
+		RAISE EXCEPTION 'model % is not a multi-task (ICM) model', model -> 'model'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'tuner.icm_predict() takes the model of tuner.icm_fit(), whose "model" key is "icm".';
+	END IF;
+	FOREACH k IN ARRAY ARRAY['x', 'y', 'lengthscales', 'W', 'v', 'noise', 'mean']
+	LOOP
+		IF NOT model ? k THEN
+			RAISE EXCEPTION 'model is missing key "%"', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'An ICM model has the keys "x", "y", "lengthscales", "W", "v", "noise" and "mean"; see README.md.';
+		END IF;
+	END LOOP;
+	IF model ? 'force_full' AND pg_catalog.jsonb_typeof(model -> 'force_full') <> 'boolean' THEN
+		RAISE EXCEPTION 'model key "force_full" must be a boolean'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(model -> 'force_full'));
+	END IF;
+	force_full := coalesce((model ->> 'force_full')::bool, false);
+	x := tuner._jsonb_matrix(model -> 'x', 'x');
+	y := tuner._jsonb_matrix_missing(model -> 'y', 'y');
+	lengthscales := tuner._jsonb_vector(model -> 'lengthscales', 'lengthscales');
+	IF pg_catalog.jsonb_typeof(model -> 'W') = 'array'
+	   AND pg_catalog.jsonb_array_length(model -> 'W') > 0
+	   AND pg_catalog.jsonb_typeof(model -> 'W' -> 0) <> 'array' THEN
+		RAISE EXCEPTION 'W must be a JSON array of rows (two-dimensional)'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Element 1 is a JSON %s, not an array.',
+											 pg_catalog.jsonb_typeof(model -> 'W' -> 0)),
+				  HINT = 'W has one row per task and rank columns, for example [[1.0], [0.8]] for two tasks and rank 1.';
+	END IF;
+	w := tuner._jsonb_matrix(model -> 'W', 'W');
+	v := tuner._jsonb_vector(model -> 'v', 'v');
+	noise := tuner._jsonb_vector(model -> 'noise', 'noise');
+	mean := tuner._jsonb_vector(model -> 'mean', 'mean');
+	IF model ? 'rank'
+	   AND model -> 'rank' IS DISTINCT FROM pg_catalog.to_jsonb(pg_catalog.array_length(w, 2)) THEN
+		RAISE EXCEPTION 'model key "rank" does not match W'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('rank is %s but W has %s columns.',
+											 model -> 'rank', pg_catalog.array_length(w, 2)),
+				  HINT = 'rank is the number of columns of W; change both or drop "rank".';
+	END IF;
+END;
+$$;
+
+-- Fit an ICM multi-task GP to rows of x (n x d) and y (n x T, NULL where a
+-- task was not observed); returns the model jsonb in the caller's units.
+CREATE FUNCTION tuner.icm_fit(x float8[], y float8[], options jsonb DEFAULT '{}')
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	k text;
+	r record;
+BEGIN
+	IF x IS NULL THEN
+		RAISE EXCEPTION 'x must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Pass the inputs as a 2-D float8[] with one row per point.';
+	END IF;
+	IF y IS NULL THEN
+		RAISE EXCEPTION 'y must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Pass the observations as a 2-D float8[] with one row per point and one column per task.';
+	END IF;
+	IF options IS NULL THEN
+		RAISE EXCEPTION 'options must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Pass ''{}'' for the defaults.';
+	END IF;
+	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION 'options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(options)),
+				  HINT = 'Pass ''{}'' for the defaults.';
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(options)
+	LOOP
+		IF k NOT IN ('rank', 'restarts', 'max_evals', 'seed', 'use_priors',
+					 'min_noise', 'force_full') THEN
+			RAISE EXCEPTION 'unknown icm_fit option "%"', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Known options: rank, restarts, max_evals, seed, use_priors, min_noise, force_full.';
+		END IF;
+	END LOOP;
+	FOREACH k IN ARRAY ARRAY['use_priors', 'force_full']
+	LOOP
+		IF options ? k AND pg_catalog.jsonb_typeof(options -> k) <> 'boolean' THEN
+			RAISE EXCEPTION 'icm_fit option % must be a boolean', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', options -> k),
+					  HINT = 'Write true or false without quotes.';
+		END IF;
+	END LOOP;
+	IF options ? 'min_noise' AND pg_catalog.jsonb_typeof(options -> 'min_noise') <> 'number' THEN
+		RAISE EXCEPTION 'icm_fit option min_noise must be a number'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', options -> 'min_noise'),
+				  HINT = 'min_noise is a variance in standardised units, for example 1e-6.';
+	END IF;
+
+	r := tuner._icm_fit(x, y,
+		CASE WHEN options ? 'rank' THEN tuner._json_int(options -> 'rank', 'icm_fit option rank', 1, 1000)::int END,
+		CASE WHEN options ? 'restarts' THEN tuner._json_int(options -> 'restarts', 'icm_fit option restarts', 1, 1000)::int END,
+		CASE WHEN options ? 'max_evals' THEN tuner._json_int(options -> 'max_evals', 'icm_fit option max_evals', 1, 1000000)::int END,
+		CASE WHEN options ? 'seed' THEN tuner._json_int(options -> 'seed', 'icm_fit option seed',
+														-9223372036854775808, 9223372036854775807) END,
+		(options ->> 'use_priors')::bool,
+		(options -> 'min_noise')::float8,
+		(options ->> 'force_full')::bool);
+
+	RETURN pg_catalog.jsonb_build_object(
+		'kernel', 'matern52',
+		'model', 'icm',
+		'x', pg_catalog.to_jsonb(x),
+		'y', pg_catalog.to_jsonb(y),
+		'rank', pg_catalog.array_length(r.w, 2),
+		'lengthscales', pg_catalog.to_jsonb(r.lengthscales),
+		'W', pg_catalog.to_jsonb(r.w),
+		'v', pg_catalog.to_jsonb(r.v),
+		'noise', pg_catalog.to_jsonb(r.noise),
+		'mean', pg_catalog.to_jsonb(r.mean),
+		'task_covariance', pg_catalog.to_jsonb(r.task_covariance),
+		'task_correlation', pg_catalog.to_jsonb(r.task_correlation),
+		'log_likelihood', r.log_likelihood,
+		'kronecker', r.kronecker,
+		'force_full', coalesce((options ->> 'force_full')::bool, false));
+END;
+$$;
+
+-- Posterior mean and standard deviation of the latent function of task
+-- (1-based: a column of the model's y) at each row of x (m x d), in order.
+CREATE FUNCTION tuner.icm_predict(model jsonb, x float8[], task int)
+RETURNS TABLE (mean float8, sd float8)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+#variable_conflict use_column
+DECLARE
+	m record;
+	p record;
+BEGIN
+	m := tuner._icm_model_arrays($1);
+	IF $2 IS NULL THEN
+		RAISE EXCEPTION 'x must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Pass the query points as a 2-D float8[] with one row per point.';
+	END IF;
+	IF $3 IS NULL THEN
+		RAISE EXCEPTION 'task must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Tasks are numbered from 1 to the number of columns of the model''s y.';
+	END IF;
+	p := tuner._icm_predict(m.x, m.y, m.lengthscales, m.w, m.v, m.noise,
+							m.mean, m.force_full, $2, $3);
+	RETURN QUERY
+	SELECT u.mean, u.sd
+	  FROM unnest(p.mean, p.sd) WITH ORDINALITY AS u(mean, sd, i)
+	 ORDER BY u.i;
+END;
+$$;
+
+-------------------------------------------------------------------------------
 -- Running trials: runners, background workers, tuner.step
 --
 -- A runner is a program.  The server writes the trial's configuration as

@@ -33,6 +33,7 @@ main(int argc, char **argv)
 		{"clusters", test_clusters},
 		{"transfer", test_transfer},
 		{"clustered", test_clustered_suggest},
+		{"icm_units", test_icm_units},
 	};
 	size_t		i;
 

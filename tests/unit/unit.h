@@ -50,5 +50,6 @@ void		test_icm_suggest(void);
 void		test_clusters(void);
 void		test_transfer(void);
 void		test_clustered_suggest(void);
+void		test_icm_units(void);
 
 #endif
