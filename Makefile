@@ -15,6 +15,7 @@ CORE_OBJS = \
 	src/core/gp_fit.o \
 	src/core/icm.o \
 	src/core/icm_fit.o \
+	src/core/icm_units.o \
 	src/core/log_ei.o \
 	src/core/gp_posterior.o \
 	src/core/icm_posterior.o \
@@ -25,12 +26,15 @@ CORE_OBJS = \
 	src/core/suggest.o \
 	src/core/suggest_gp.o \
 	src/core/suggest_icm.o \
-	src/core/clusters.o
+	src/core/clusters.o \
+	src/core/suggest_cluster.o \
+	src/core/suggest_clustered.o
 
 PG_OBJS = \
 	src/pg/tuner.o \
 	src/pg/arrays.o \
 	src/pg/gp_glue.o \
+	src/pg/icm_glue.o \
 	src/pg/suggest_glue.o \
 	src/pg/clusters_glue.o \
 	src/pg/runner_exec.o \
@@ -40,7 +44,7 @@ OBJS = $(CORE_OBJS) $(PG_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report gp branin runner preset multitask clusters transfer
+REGRESS = study parameter suggest report gp icm branin runner preset multitask clusters transfer
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

@@ -69,6 +69,42 @@ SELECT metric, parameters, source, confidence FROM tuner.clusters
 SELECT tuner.set_cluster('cl', 'lat', '{}');
 SELECT count(*) AS lat_clusters FROM tuner.clusters WHERE study = 'cl' AND metric = 'lat';
 
+-- clustered-icm tunes each cluster with its metric: one model row per
+-- cluster and step, over the cluster's parameters.
+SELECT tuner.set_cluster('cl', 'lat', ARRAY['c', 'f']);
+SELECT tuner.set_cluster('cl', 'wamp', ARRAY['a', 'b']);
+SELECT tuner.set_algorithm('cl', 'clustered-icm');
+DO $$
+DECLARE
+    s jsonb;
+    p jsonb;
+BEGIN
+    FOR i IN 1 .. 3 LOOP
+        s := tuner.suggest_next('cl');
+        p := s -> 'params';
+        PERFORM tuner.report((s ->> 'trial')::bigint, jsonb_build_object(
+            'y', (p ->> 'a')::float8 + (p ->> 'c')::float8,
+            'wamp', 4 * ((p ->> 'a')::float8 - 0.4) ^ 2 + exp((p ->> 'b')::float8),
+            'lat', 2 * (p ->> 'c')::float8 + ln((p ->> 'f')::float8)));
+    END LOOP;
+END;
+$$;
+SELECT number, source FROM tuner.trials WHERE study = 'cl' AND number > 40 ORDER BY number;
+SELECT m.kind, m.n, m.cluster_metric, m.parameters, m.tasks, m.rank,
+       array_length(m.lengthscales, 1) AS lengthscales,
+       array_dims(m.task_covariance) AS covariance,
+       m.fit_ms > 0 AS timed
+  FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'cl' ORDER BY m.id;
+SELECT metric, other_metric, correlation BETWEEN -1 AND 1 AS valid
+  FROM tuner.task_correlation('cl');
+-- Without any cluster, clustered-icm is icm.
+SELECT tuner.set_cluster('cl', 'lat', '{}');
+SELECT tuner.set_cluster('cl', 'wamp', '{}');
+SELECT (tuner.suggest_next('cl') ->> 'trial') IS NOT NULL AS suggested;
+SELECT m.kind, m.tasks FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'cl' ORDER BY m.id DESC LIMIT 1;
+
 -- Errors.
 SELECT tuner.set_cluster('nope', 'lat', ARRAY['a']);
 SELECT tuner.set_cluster('cl', NULL, ARRAY['a']);

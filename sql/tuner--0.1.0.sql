@@ -37,7 +37,7 @@ CREATE TABLE tuner.study (
 	name		text NOT NULL UNIQUE CHECK (name <> ''),
 	objective	text NOT NULL CHECK (objective <> ''),
 	direction	text NOT NULL CHECK (direction IN ('minimize', 'maximize')),
-	algorithm	text NOT NULL DEFAULT 'gp-ei' CHECK (algorithm IN ('gp-ei', 'icm', 'random')),
+	algorithm	text NOT NULL DEFAULT 'gp-ei' CHECK (algorithm IN ('gp-ei', 'icm', 'clustered-icm', 'random')),
 	settings	jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(settings) = 'object'),
 	seed		bigint NOT NULL,
 	runner		text REFERENCES tuner.runner (name) ON UPDATE CASCADE,
@@ -181,7 +181,7 @@ CREATE TABLE tuner.model (
 	id			bigserial PRIMARY KEY,
 	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
 	trial_id	bigint REFERENCES tuner.trial (id) ON DELETE CASCADE,
-	kind		text NOT NULL DEFAULT 'gp' CHECK (kind IN ('gp', 'icm')),
+	kind		text NOT NULL DEFAULT 'gp' CHECK (kind IN ('gp', 'icm', 'cluster')),
 	n			int NOT NULL,
 	lengthscales float8[] NOT NULL,
 	outputscale float8 NOT NULL,
@@ -198,6 +198,8 @@ CREATE TABLE tuner.model (
 	task_mean	float8[],
 	kronecker	bool,
 	fit_ms		float8,
+	parameters	text[],
+	cluster_metric text,
 	fitted_at	timestamptz NOT NULL DEFAULT now()
 );
 
@@ -222,7 +224,11 @@ COMMENT ON COLUMN tuner.model.task_correlation IS
 COMMENT ON COLUMN tuner.model.kronecker IS
 	'ICM: true when every trial reported every task and the Kronecker-structured solve was used';
 COMMENT ON COLUMN tuner.model.fit_ms IS
-	'Wall time of the hyperparameter fit in milliseconds';
+	'Wall time of the hyperparameter fit in milliseconds (clustered-icm: of all the step''s cluster fits, on each of its rows)';
+COMMENT ON COLUMN tuner.model.parameters IS
+	'The parameters the model spans, in the order of lengthscales (a cluster: its members)';
+COMMENT ON COLUMN tuner.model.cluster_metric IS
+	'kind cluster: the auxiliary metric whose cluster of parameters this model tuned with the objective';
 
 SELECT pg_catalog.pg_extension_config_dump('tuner.runner', '');
 SELECT pg_catalog.pg_extension_config_dump('tuner.study', '');
@@ -365,6 +371,8 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 warm_task_mean float8[] DEFAULT NULL,
 									 x_transfer float8[] DEFAULT NULL,
 									 y_transfer float8[] DEFAULT NULL,
+									 cluster_members int[] DEFAULT NULL,
+									 cluster_metric int[] DEFAULT NULL,
 									 OUT config float8[], OUT source text,
 									 OUT predicted_mean float8,
 									 OUT predicted_sd float8,
@@ -382,7 +390,17 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 OUT task_covariance float8[],
 									 OUT task_correlation float8[],
 									 OUT task_noise float8[],
-									 OUT task_mean float8[])
+									 OUT task_mean float8[],
+									 OUT cluster_used int[],
+									 OUT cluster_tasks int[],
+									 OUT cluster_lengthscales float8[],
+									 OUT cluster_task_covariance float8[],
+									 OUT cluster_task_correlation float8[],
+									 OUT cluster_task_noise float8[],
+									 OUT cluster_task_mean float8[],
+									 OUT cluster_log_likelihood float8[],
+									 OUT cluster_kronecker int[],
+									 OUT cluster_rank int[])
 RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_suggest_point'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -1345,10 +1363,10 @@ BEGIN
 	s := tuner._find_study($1);
 	PERFORM tuner._not_null(p_algorithm, 'algorithm');
 	PERFORM tuner._not_null(p_options, 'options');
-	IF p_algorithm NOT IN ('gp-ei', 'icm', 'random') THEN
+	IF p_algorithm NOT IN ('gp-ei', 'icm', 'clustered-icm', 'random') THEN
 		RAISE EXCEPTION 'unknown algorithm "%"', p_algorithm
 			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Known algorithms: gp-ei, icm, random.';
+				  HINT = 'Known algorithms: gp-ei, icm, clustered-icm, random.';
 	END IF;
 	IF pg_catalog.jsonb_typeof(p_options) <> 'object' THEN
 		RAISE EXCEPTION 'options must be a JSON object'
@@ -1357,10 +1375,10 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_options)
 	LOOP
-		IF p_algorithm <> 'icm' OR k <> 'rank' THEN
+		IF p_algorithm NOT IN ('icm', 'clustered-icm') OR k <> 'rank' THEN
 			RAISE EXCEPTION 'unknown option "%" for algorithm "%"', k, p_algorithm
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = CASE p_algorithm WHEN 'icm' THEN 'Known options: rank.'
+					  HINT = CASE WHEN p_algorithm IN ('icm', 'clustered-icm') THEN 'Known options: rank.'
 							 ELSE pg_catalog.format('Algorithm %s takes no options.', p_algorithm) END;
 		END IF;
 	END LOOP;
@@ -1376,7 +1394,9 @@ END;
 $$;
 
 -- What the study's latest multi-task model learned between its metrics:
--- one row per ordered pair of tasks, the objective first.
+-- one row per ordered pair of tasks, the objective first.  For
+-- clustered-icm, the latest step's cluster models together (each pairs the
+-- objective with its cluster's metric).
 CREATE FUNCTION tuner.task_correlation(study text)
 RETURNS TABLE (metric text, other_metric text, correlation float8,
 			   covariance float8, model bigint, n int)
@@ -1389,7 +1409,8 @@ DECLARE
 BEGIN
 	s := tuner._find_study($1);
 	SELECT * INTO m FROM tuner.model
-	 WHERE study_id = s.id AND kind = 'icm'
+	 WHERE study_id = s.id AND kind IN ('icm', 'cluster')
+	   AND task_covariance IS NOT NULL
 	 ORDER BY id DESC LIMIT 1;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'study "%" has no multi-task model yet', s.name
@@ -1397,11 +1418,20 @@ BEGIN
 				  HINT = 'Declare auxiliary metrics with tuner.add_metric(), choose tuner.set_algorithm(study, ''icm''), and let tuner.suggest_next() fit one after the initial design.';
 	END IF;
 	RETURN QUERY
-	SELECT m.tasks[i], m.tasks[j], m.task_correlation[i][j],
-		   m.task_covariance[i][j], m.id, m.n
-	  FROM pg_catalog.generate_subscripts(m.tasks, 1) AS i,
-		   pg_catalog.generate_subscripts(m.tasks, 1) AS j
-	 ORDER BY i, j;
+	SELECT u.a, u.b, u.corr, u.cov, u.id, u.n
+	  FROM (SELECT DISTINCT ON (q.a, q.b) q.a, q.b, q.corr, q.cov, q.id, q.n
+			  FROM (SELECT mm.tasks[i] AS a, mm.tasks[j] AS b,
+						   mm.task_correlation[i][j] AS corr,
+						   mm.task_covariance[i][j] AS cov, mm.id, mm.n
+					  FROM tuner.model mm,
+						   pg_catalog.generate_subscripts(mm.tasks, 1) AS i,
+						   pg_catalog.generate_subscripts(mm.tasks, 1) AS j
+					 WHERE mm.id = m.id
+						OR (m.kind = 'cluster' AND mm.study_id = s.id
+							AND mm.kind = 'cluster' AND mm.trial_id = m.trial_id
+							AND mm.task_covariance IS NOT NULL)) q
+			 ORDER BY q.a, q.b, q.id) u
+	 ORDER BY u.a <> s.objective, u.a, u.b <> s.objective, u.b;
 END;
 $$;
 
@@ -1640,6 +1670,11 @@ DECLARE
 	v_source_tasks text[] := '{}';
 	v_x_transfer float8[];
 	v_y_transfer float8[];
+	v_algorithm text;
+	v_cluster_members int[];
+	v_cluster_metric int[];
+	v_cluster_names text[];
+	c int;
 	p_study text := $1;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
@@ -1683,7 +1718,7 @@ BEGIN
 	  FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective;
 	-- The multi-task model learns from the declared auxiliary metrics too:
 	-- one row of them per observed trial, NULL where a trial lacks one.
-	IF s.algorithm = 'icm' THEN
+	IF s.algorithm IN ('icm', 'clustered-icm') THEN
 		SELECT COALESCE(pg_catalog.array_agg(m.id ORDER BY m.id), '{}'),
 			   COALESCE(pg_catalog.array_agg(m.name ORDER BY m.id), '{}')
 		  INTO v_aux_ids, v_aux_names
@@ -1702,7 +1737,31 @@ BEGIN
 			  LEFT JOIN tuner.study st ON st.name = o.name
 			 ORDER BY o.k);
 	END IF;
+	-- clustered-icm: one row of 0/1 per auxiliary metric with a cluster,
+	-- and that metric's column among the auxiliary metrics.
+	IF s.algorithm = 'clustered-icm' THEN
+		SELECT pg_catalog.array_agg(ARRAY(
+					SELECT CASE WHEN p.name = ANY (m.cluster) THEN 1 ELSE 0 END
+					  FROM tuner.parameter p WHERE p.study_id = s.id
+					 ORDER BY p.position) ORDER BY a.k),
+			   pg_catalog.array_agg((a.k - 1)::int ORDER BY a.k),
+			   pg_catalog.array_agg(m.name ORDER BY a.k)
+		  INTO v_cluster_members, v_cluster_metric, v_cluster_names
+		  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
+		  JOIN tuner.metric m ON m.id = a.id
+		 WHERE m.cluster IS NOT NULL
+		   AND EXISTS (SELECT 1 FROM tuner.parameter p
+						WHERE p.study_id = s.id AND p.name = ANY (m.cluster));
+	END IF;
 	v_icm := pg_catalog.cardinality(v_aux_ids) > 0 OR v_x_transfer IS NOT NULL;
+	-- What the core runs: clustered-icm without clusters is icm, icm
+	-- without anything to learn from besides the objective is gp-ei.
+	v_algorithm := CASE
+		WHEN s.algorithm = 'clustered-icm' AND v_cluster_members IS NOT NULL THEN 'clustered-icm'
+		WHEN v_icm THEN 'icm'
+		WHEN s.algorithm IN ('icm', 'clustered-icm') THEN 'gp-ei'
+		ELSE s.algorithm END;
+	v_icm := v_algorithm = 'icm';
 	WITH p AS (
 		SELECT position, name, kind, choices
 		  FROM tuner.parameter WHERE study_id = s.id
@@ -1761,13 +1820,12 @@ BEGIN
 								WHERE t.study_id = s.id AND t.source <> 'default'),
 							  v_seed, s.seed,
 							  w.lengthscales, w.outputscale, w.noise, w.mean,
-							  CASE WHEN v_icm THEN 'icm'
-								   WHEN s.algorithm = 'icm' THEN 'gp-ei'
-								   ELSE s.algorithm END,
-							  CASE WHEN v_icm THEN h.y_aux END,
+							  v_algorithm,
+							  CASE WHEN v_algorithm IN ('icm', 'clustered-icm') THEN h.y_aux END,
 							  (s.settings ->> 'icm_rank')::int,
 							  w.task_loadings, w.task_variance, w.task_noise,
-							  w.task_mean, v_x_transfer, v_y_transfer);
+							  w.task_mean, v_x_transfer, v_y_transfer,
+							  v_cluster_members, v_cluster_metric);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])
@@ -1793,7 +1851,41 @@ BEGIN
 				  HINT = 'Retry the call; under READ COMMITTED concurrent callers wait for each other instead.';
 	END;
 
-	IF r.source = 'model' THEN
+	IF r.source = 'model' AND v_algorithm = 'clustered-icm' THEN
+		-- one row per cluster that was fitted
+		FOR c IN 1 .. pg_catalog.cardinality(v_cluster_metric)
+		LOOP
+			CONTINUE WHEN r.cluster_tasks[c] = 0;
+			INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales,
+									 outputscale, noise, mean, log_likelihood,
+									 tasks, rank, task_covariance,
+									 task_correlation, task_noise, task_mean,
+									 kronecker, fit_ms, parameters,
+									 cluster_metric)
+			SELECT s.id, v_trial, 'cluster', h.n_observed,
+				   pg_catalog.array_agg(r.cluster_lengthscales[c][j] ORDER BY j),
+				   r.cluster_task_covariance[c][1], r.cluster_task_noise[c][1],
+				   r.cluster_task_mean[c][1], r.cluster_log_likelihood[c],
+				   CASE r.cluster_tasks[c] WHEN 2 THEN ARRAY[s.objective, v_cluster_names[c]]
+						ELSE ARRAY[s.objective] END,
+				   r.cluster_rank[c],
+				   CASE r.cluster_tasks[c] WHEN 2 THEN
+						ARRAY[[r.cluster_task_covariance[c][1], r.cluster_task_covariance[c][2]],
+							  [r.cluster_task_covariance[c][3], r.cluster_task_covariance[c][4]]] END,
+				   CASE r.cluster_tasks[c] WHEN 2 THEN
+						ARRAY[[r.cluster_task_correlation[c][1], r.cluster_task_correlation[c][2]],
+							  [r.cluster_task_correlation[c][3], r.cluster_task_correlation[c][4]]] END,
+				   ARRAY(SELECT r.cluster_task_noise[c][t]
+						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t),
+				   ARRAY(SELECT r.cluster_task_mean[c][t]
+						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t),
+				   r.cluster_kronecker[c] = 1, r.fit_ms,
+				   pg_catalog.array_agg(sp.names[j] ORDER BY j),
+				   v_cluster_names[c]
+			  FROM pg_catalog.generate_series(1, d) AS j
+			 WHERE v_cluster_members[c][j] = 1;
+		END LOOP;
+	ELSIF r.source = 'model' THEN
 		-- the tasks the model kept, in its order (tasks_used is 0-based)
 		SELECT pg_catalog.array_agg(v_tasks[u.k] ORDER BY u.used) INTO v_tasks
 		  FROM pg_catalog.unnest(r.tasks_used) WITH ORDINALITY AS u(used, k)
@@ -1802,13 +1894,14 @@ BEGIN
 								 outputscale, noise, mean, log_likelihood,
 								 tasks, rank, task_loadings, task_variance,
 								 task_covariance, task_correlation,
-								 task_noise, task_mean, kronecker, fit_ms)
+								 task_noise, task_mean, kronecker, fit_ms,
+								 parameters)
 		VALUES (s.id, v_trial, CASE WHEN r.rank IS NULL THEN 'gp' ELSE 'icm' END,
 				h.n_observed, r.lengthscales, r.outputscale, r.noise, r.mean,
 				r.log_likelihood, COALESCE(v_tasks, ARRAY[s.objective]), r.rank,
 				r.task_loadings, r.task_variance, r.task_covariance,
 				r.task_correlation, r.task_noise, r.task_mean, r.kronecker,
-				r.fit_ms);
+				r.fit_ms, sp.names);
 	END IF;
 
 	RETURN pg_catalog.jsonb_build_object('trial', v_trial, 'params', v_params);
@@ -2053,6 +2146,298 @@ BEGIN
 	m := tuner._model_arrays($1);
 	RETURN tuner._gp_log_likelihood(m.x, m.y, m.lengthscales, m.outputscale,
 									m.noise, m.mean);
+END;
+$$;
+
+-------------------------------------------------------------------------------
+-- Low-level multi-task Gaussian process (ICM)
+--
+-- k((x, i), (x', j)) = k52(x, x') B[i, j] with B = W W^T + diag(v), a noise
+-- variance and a constant mean per task (src/core/icm.h).  y is n x T with
+-- NULL where a task was not observed.  The model jsonb is in the caller's
+-- units, like gp_fit's (README.md, "Low-level multi-task GP").
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION tuner._icm_fit(x float8[], y float8[], rank int, restarts int,
+							   max_evals int, seed bigint, use_priors bool,
+							   min_noise float8, force_full bool,
+							   OUT lengthscales float8[], OUT w float8[],
+							   OUT v float8[], OUT noise float8[],
+							   OUT mean float8[], OUT task_covariance float8[],
+							   OUT task_correlation float8[],
+							   OUT log_likelihood float8, OUT kronecker bool)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tuner_icm_fit_arrays'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tuner._icm_predict(train_x float8[], train_y float8[],
+								   lengthscales float8[], w float8[],
+								   v float8[], noise float8[], mean float8[],
+								   force_full bool, x float8[], task int,
+								   OUT mean float8[], OUT sd float8[],
+								   OUT kronecker bool)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tuner_icm_predict_arrays'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- A jsonb array of equally long arrays of numbers or nulls as a 2-D
+-- float8[] with NULL elements (what names it in errors).
+CREATE FUNCTION tuner._jsonb_matrix_missing(value jsonb, what text)
+RETURNS float8[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	result float8[];
+	bad bigint;
+	bad_type text;
+	first_len int;
+	bad_len int;
+BEGIN
+	IF pg_catalog.jsonb_typeof(value) IS DISTINCT FROM 'array' THEN
+		RAISE EXCEPTION '% must be a JSON array of rows', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(value)),
+				  HINT = 'Write one JSON array per point with one value per task, null where the task was not observed.';
+	END IF;
+	IF pg_catalog.jsonb_array_length(value) = 0 THEN
+		RAISE EXCEPTION '% must not be empty', what
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT i, pg_catalog.jsonb_typeof(r) INTO bad, bad_type
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i)
+	 WHERE pg_catalog.jsonb_typeof(r) <> 'array'
+	 ORDER BY i LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% must be a JSON array of rows (two-dimensional)', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Element %s is a JSON %s, not an array.', bad, bad_type),
+				  HINT = 'Write one JSON array per point with one value per task, for example [[1.0, null], [2.0, 3.0]].';
+	END IF;
+	first_len := pg_catalog.jsonb_array_length(value -> 0);
+	IF first_len = 0 THEN
+		RAISE EXCEPTION '% rows must not be empty', what
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT i, pg_catalog.jsonb_array_length(r) INTO bad, bad_len
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i)
+	 WHERE pg_catalog.jsonb_array_length(r) <> first_len
+	 ORDER BY i LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% rows must all have the same length', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Row 1 has %s elements but row %s has %s.',
+											 first_len, bad, bad_len);
+	END IF;
+	SELECT a.i, b.k, pg_catalog.jsonb_typeof(b.e) INTO bad, bad_len, bad_type
+	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i),
+		   pg_catalog.jsonb_array_elements(a.r) WITH ORDINALITY AS b(e, k)
+	 WHERE pg_catalog.jsonb_typeof(b.e) NOT IN ('number', 'null')
+	 ORDER BY a.i, b.k LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% must contain only numbers and nulls', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Row %s, column %s is a JSON %s.', bad, bad_len, bad_type);
+	END IF;
+	SELECT pg_catalog.array_agg(row_values ORDER BY i) INTO result
+	  FROM (SELECT a.i,
+				   pg_catalog.array_agg(CASE WHEN pg_catalog.jsonb_typeof(b.e) = 'null'
+											 THEN NULL ELSE b.e::float8 END
+										ORDER BY b.k) AS row_values
+			  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i),
+				   pg_catalog.jsonb_array_elements(a.r) WITH ORDINALITY AS b(e, k)
+			 GROUP BY a.i) rows;
+	RETURN result;
+END;
+$$;
+
+-- The arrays and hyperparameters of an ICM model jsonb, with its errors.
+-- Shapes and values are checked by tuner._icm_predict.
+CREATE FUNCTION tuner._icm_model_arrays(model jsonb,
+										OUT x float8[], OUT y float8[],
+										OUT lengthscales float8[],
+										OUT w float8[], OUT v float8[],
+										OUT noise float8[], OUT mean float8[],
+										OUT force_full bool)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	k text;
+BEGIN
+	IF model IS NULL THEN
+		RAISE EXCEPTION 'model must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'tuner.icm_fit() returns a model; see README.md for its keys.';
+	END IF;
+	IF pg_catalog.jsonb_typeof(model) <> 'object' THEN
+		RAISE EXCEPTION 'model must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(model)),
+				  HINT = 'tuner.icm_fit() returns a model; see README.md for its keys.';
+	END IF;
+	IF model ? 'kernel' AND model -> 'kernel' IS DISTINCT FROM '"matern52"'::jsonb THEN
+		RAISE EXCEPTION 'unsupported kernel %', model -> 'kernel'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The only kernel is "matern52".';
+	END IF;
+	IF model ? 'model' AND model -> 'model' IS DISTINCT FROM '"icm"'::jsonb THEN
+		RAISE EXCEPTION 'model % is not a multi-task (ICM) model', model -> 'model'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'tuner.icm_predict() takes the model of tuner.icm_fit(), whose "model" key is "icm".';
+	END IF;
+	FOREACH k IN ARRAY ARRAY['x', 'y', 'lengthscales', 'W', 'v', 'noise', 'mean']
+	LOOP
+		IF NOT model ? k THEN
+			RAISE EXCEPTION 'model is missing key "%"', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'An ICM model has the keys "x", "y", "lengthscales", "W", "v", "noise" and "mean"; see README.md.';
+		END IF;
+	END LOOP;
+	IF model ? 'force_full' AND pg_catalog.jsonb_typeof(model -> 'force_full') <> 'boolean' THEN
+		RAISE EXCEPTION 'model key "force_full" must be a boolean'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(model -> 'force_full'));
+	END IF;
+	force_full := coalesce((model ->> 'force_full')::bool, false);
+	x := tuner._jsonb_matrix(model -> 'x', 'x');
+	y := tuner._jsonb_matrix_missing(model -> 'y', 'y');
+	lengthscales := tuner._jsonb_vector(model -> 'lengthscales', 'lengthscales');
+	IF pg_catalog.jsonb_typeof(model -> 'W') = 'array'
+	   AND pg_catalog.jsonb_array_length(model -> 'W') > 0
+	   AND pg_catalog.jsonb_typeof(model -> 'W' -> 0) <> 'array' THEN
+		RAISE EXCEPTION 'W must be a JSON array of rows (two-dimensional)'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Element 1 is a JSON %s, not an array.',
+											 pg_catalog.jsonb_typeof(model -> 'W' -> 0)),
+				  HINT = 'W has one row per task and rank columns, for example [[1.0], [0.8]] for two tasks and rank 1.';
+	END IF;
+	w := tuner._jsonb_matrix(model -> 'W', 'W');
+	v := tuner._jsonb_vector(model -> 'v', 'v');
+	noise := tuner._jsonb_vector(model -> 'noise', 'noise');
+	mean := tuner._jsonb_vector(model -> 'mean', 'mean');
+	IF model ? 'rank'
+	   AND model -> 'rank' IS DISTINCT FROM pg_catalog.to_jsonb(pg_catalog.array_length(w, 2)) THEN
+		RAISE EXCEPTION 'model key "rank" does not match W'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('rank is %s but W has %s columns.',
+											 model -> 'rank', pg_catalog.array_length(w, 2)),
+				  HINT = 'rank is the number of columns of W; change both or drop "rank".';
+	END IF;
+END;
+$$;
+
+-- Fit an ICM multi-task GP to rows of x (n x d) and y (n x T, NULL where a
+-- task was not observed); returns the model jsonb in the caller's units.
+CREATE FUNCTION tuner.icm_fit(x float8[], y float8[], options jsonb DEFAULT '{}')
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	k text;
+	r record;
+BEGIN
+	IF x IS NULL THEN
+		RAISE EXCEPTION 'x must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Pass the inputs as a 2-D float8[] with one row per point.';
+	END IF;
+	IF y IS NULL THEN
+		RAISE EXCEPTION 'y must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Pass the observations as a 2-D float8[] with one row per point and one column per task.';
+	END IF;
+	IF options IS NULL THEN
+		RAISE EXCEPTION 'options must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Pass ''{}'' for the defaults.';
+	END IF;
+	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION 'options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(options)),
+				  HINT = 'Pass ''{}'' for the defaults.';
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(options)
+	LOOP
+		IF k NOT IN ('rank', 'restarts', 'max_evals', 'seed', 'use_priors',
+					 'min_noise', 'force_full') THEN
+			RAISE EXCEPTION 'unknown icm_fit option "%"', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Known options: rank, restarts, max_evals, seed, use_priors, min_noise, force_full.';
+		END IF;
+	END LOOP;
+	FOREACH k IN ARRAY ARRAY['use_priors', 'force_full']
+	LOOP
+		IF options ? k AND pg_catalog.jsonb_typeof(options -> k) <> 'boolean' THEN
+			RAISE EXCEPTION 'icm_fit option % must be a boolean', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', options -> k),
+					  HINT = 'Write true or false without quotes.';
+		END IF;
+	END LOOP;
+	IF options ? 'min_noise' AND pg_catalog.jsonb_typeof(options -> 'min_noise') <> 'number' THEN
+		RAISE EXCEPTION 'icm_fit option min_noise must be a number'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', options -> 'min_noise'),
+				  HINT = 'min_noise is a variance in standardised units, for example 1e-6.';
+	END IF;
+
+	r := tuner._icm_fit(x, y,
+		CASE WHEN options ? 'rank' THEN tuner._json_int(options -> 'rank', 'icm_fit option rank', 1, 1000)::int END,
+		CASE WHEN options ? 'restarts' THEN tuner._json_int(options -> 'restarts', 'icm_fit option restarts', 1, 1000)::int END,
+		CASE WHEN options ? 'max_evals' THEN tuner._json_int(options -> 'max_evals', 'icm_fit option max_evals', 1, 1000000)::int END,
+		CASE WHEN options ? 'seed' THEN tuner._json_int(options -> 'seed', 'icm_fit option seed',
+														-9223372036854775808, 9223372036854775807) END,
+		(options ->> 'use_priors')::bool,
+		(options -> 'min_noise')::float8,
+		(options ->> 'force_full')::bool);
+
+	RETURN pg_catalog.jsonb_build_object(
+		'kernel', 'matern52',
+		'model', 'icm',
+		'x', pg_catalog.to_jsonb(x),
+		'y', pg_catalog.to_jsonb(y),
+		'rank', pg_catalog.array_length(r.w, 2),
+		'lengthscales', pg_catalog.to_jsonb(r.lengthscales),
+		'W', pg_catalog.to_jsonb(r.w),
+		'v', pg_catalog.to_jsonb(r.v),
+		'noise', pg_catalog.to_jsonb(r.noise),
+		'mean', pg_catalog.to_jsonb(r.mean),
+		'task_covariance', pg_catalog.to_jsonb(r.task_covariance),
+		'task_correlation', pg_catalog.to_jsonb(r.task_correlation),
+		'log_likelihood', r.log_likelihood,
+		'kronecker', r.kronecker,
+		'force_full', coalesce((options ->> 'force_full')::bool, false));
+END;
+$$;
+
+-- Posterior mean and standard deviation of the latent function of task
+-- (1-based: a column of the model's y) at each row of x (m x d), in order.
+CREATE FUNCTION tuner.icm_predict(model jsonb, x float8[], task int)
+RETURNS TABLE (mean float8, sd float8)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+#variable_conflict use_column
+DECLARE
+	m record;
+	p record;
+BEGIN
+	m := tuner._icm_model_arrays($1);
+	IF $2 IS NULL THEN
+		RAISE EXCEPTION 'x must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Pass the query points as a 2-D float8[] with one row per point.';
+	END IF;
+	IF $3 IS NULL THEN
+		RAISE EXCEPTION 'task must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Tasks are numbered from 1 to the number of columns of the model''s y.';
+	END IF;
+	p := tuner._icm_predict(m.x, m.y, m.lengthscales, m.w, m.v, m.noise,
+							m.mean, m.force_full, $2, $3);
+	RETURN QUERY
+	SELECT u.mean, u.sd
+	  FROM unnest(p.mean, p.sd) WITH ORDINALITY AS u(mean, sd, i)
+	 ORDER BY u.i;
 END;
 $$;
 

@@ -1,7 +1,8 @@
 /*
  * suggest.c
  *	  One Bayesian-optimisation step: space-filling design first, then a
- *	  model of the history (suggest_gp.c or suggest_icm.c) and the point of
+ *	  model of the history (suggest_gp.c, suggest_icm.c or
+ *	  suggest_clustered.c) and the point of
  *	  highest log EI that is not already a trial, or, for
  *	  SUGGEST_ALG_RANDOM, a uniform random untried point.  This file holds
  *	  the entry point, the input checks and what both models share.
@@ -13,15 +14,20 @@
 #include "design.h"
 #include "suggest_internal.h"
 
-#define MAX_RANKED     256
-#define RESCORED       64
-#define DESIGN_TRIES   1000
-#define RANDOM_TRIES   20000
-#define MAX_INCUMBENTS 5
+#define MAX_RANKED   256
+#define RESCORED     64
+#define DESIGN_TRIES 1000
+#define RANDOM_TRIES 20000
 
-/* Is native config c already one of the input's trials? */
-static int
-is_taken(const SuggestInput *in, const double *c)
+/*
+ * An auxiliary metric whose sd is below this fraction of its mean is
+ * constant.
+ */
+#define NO_SPREAD 1e-12
+
+/* Is native config c one of the trials; see suggest_internal.h. */
+int
+suggest_is_taken(const SuggestInput *in, const double *c)
 {
 	const double *sets[3] = {in->x_observed, in->x_pending, in->x_other};
 	int counts[3] = {in->n_observed, in->n_pending, in->n_other};
@@ -77,6 +83,46 @@ validate_icm_input(const SuggestInput *in, TunerStatus *status)
 	return TUNER_OK;
 }
 
+/* The clusters of clustered ICM: members and metric of each. */
+static TunerErrorCode
+validate_clusters(const SuggestInput *in, TunerStatus *status)
+{
+	int c, j;
+
+	if (in->n_clusters < 1)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "clustered ICM needs at least one cluster (got %d)",
+						  in->n_clusters);
+	if (in->cluster_members == NULL || in->cluster_metric == NULL)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "the clusters' members or metrics are missing");
+	for (c = 0; c < in->n_clusters; c++)
+	{
+		int members = 0;
+
+		if (in->cluster_metric[c] < 0 || in->cluster_metric[c] >= in->n_aux)
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "cluster %d names auxiliary metric %d, but "
+							  "there are %d",
+							  c + 1, in->cluster_metric[c] + 1, in->n_aux);
+		for (j = 0; j < in->d; j++)
+		{
+			int m = in->cluster_members[(size_t)c * in->d + j];
+
+			if (m != 0 && m != 1)
+				return tuner_fail(status, TUNER_ERR_INVALID,
+								  "membership of parameter %d in cluster %d "
+								  "must be 0 or 1 (got %d)",
+								  j + 1, c + 1, m);
+			members += m;
+		}
+		if (members == 0)
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "cluster %d has no parameters", c + 1);
+	}
+	return TUNER_OK;
+}
+
 static TunerErrorCode
 validate_input(const SuggestInput *in, TunerStatus *status)
 {
@@ -90,7 +136,8 @@ validate_input(const SuggestInput *in, TunerStatus *status)
 		return rc;
 	if (in->algorithm != SUGGEST_ALG_GP_EI &&
 		in->algorithm != SUGGEST_ALG_ICM &&
-		in->algorithm != SUGGEST_ALG_RANDOM)
+		in->algorithm != SUGGEST_ALG_RANDOM &&
+		in->algorithm != SUGGEST_ALG_CLUSTERED_ICM)
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "unknown suggestion algorithm %d",
 						  (int)in->algorithm);
@@ -112,7 +159,10 @@ validate_input(const SuggestInput *in, TunerStatus *status)
 		if (!isfinite(in->y_observed[i]))
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "an objective value is NaN or infinite");
-	return validate_icm_input(in, status);
+	rc = validate_icm_input(in, status);
+	if (rc == TUNER_OK && in->algorithm == SUGGEST_ALG_CLUSTERED_ICM)
+		rc = validate_clusters(in, status);
+	return rc;
 }
 
 /* Uniform random untaken point; see suggest_internal.h. */
@@ -127,7 +177,7 @@ suggest_random_untaken(const SuggestInput *in, TunerRng *rng, double *unit,
 		for (k = 0; k < in->d; k++)
 			unit[k] = rng_uniform(rng);
 		space_from_unit(in->params, in->d, unit, out->config);
-		if (!is_taken(in, out->config))
+		if (!suggest_is_taken(in, out->config))
 		{
 			out->source = SUGGEST_RANDOM;
 			return TUNER_OK;
@@ -151,7 +201,7 @@ suggest_design(const SuggestInput *in, TunerRng *rng, double *unit,
 		if (rc != TUNER_OK)
 			return rc;
 		space_from_unit(in->params, in->d, unit, out->config);
-		if (!is_taken(in, out->config))
+		if (!suggest_is_taken(in, out->config))
 		{
 			out->source = SUGGEST_DESIGN;
 			return TUNER_OK;
@@ -183,6 +233,29 @@ suggest_metric_scale(const double *values, int n, int stride, double *mean,
 	return count;
 }
 
+/* Scale of a metric and whether to model it; see suggest_internal.h. */
+int
+suggest_usable_scale(const double *values, int n, int stride, double *mean,
+					 double *sd)
+{
+	int count = suggest_metric_scale(values, n, stride, mean, sd);
+
+	/*
+	 * A constant's computed sd is round-off of its mean, not exactly zero:
+	 * count it as no spread relative to the mean.
+	 */
+	return count >= 2 && *sd > NO_SPREAD * fabs(*mean) && *sd > 0.0 &&
+		   isfinite(*sd) && isfinite(*mean);
+}
+
+/* Scale of an auxiliary metric; see suggest_internal.h. */
+int
+suggest_aux_scale(const SuggestInput *in, int j, double *mean, double *sd)
+{
+	return suggest_usable_scale(in->y_aux + j, in->n_observed, in->n_aux, mean,
+								sd);
+}
+
 /* Seconds since start; see suggest_internal.h. */
 double
 suggest_seconds_since(const struct timespec *start)
@@ -194,13 +267,13 @@ suggest_seconds_since(const struct timespec *start)
 		   1e-9 * (double)(now.tv_nsec - start->tv_nsec);
 }
 
-/* The lowest-y observed points, to search around. */
-static int
-pick_incumbents(const double *x, const double *y, int n, int d,
-				double *incumbents)
+/* The lowest-y observed points; see suggest_internal.h. */
+int
+suggest_pick_incumbents(const double *x, const double *y, int n, int d,
+						double *incumbents)
 {
-	int k = n < MAX_INCUMBENTS ? n : MAX_INCUMBENTS;
-	int chosen[MAX_INCUMBENTS];
+	int k = n < SUGGEST_MAX_INCUMBENTS ? n : SUGGEST_MAX_INCUMBENTS;
+	int chosen[SUGGEST_MAX_INCUMBENTS];
 	int c, i, j;
 
 	for (c = 0; c < k; c++)
@@ -234,7 +307,8 @@ suggest_choose(const SuggestInput *in, const Posterior *post, double best,
 	double *ranked = tuner_alloc(sizeof(double) * MAX_RANKED * d);
 	double *values = tuner_alloc(sizeof(double) * MAX_RANKED);
 	double *native = tuner_alloc(sizeof(double) * d);
-	double *incumbents = tuner_alloc(sizeof(double) * MAX_INCUMBENTS * d);
+	double *incumbents =
+		tuner_alloc(sizeof(double) * SUGGEST_MAX_INCUMBENTS * d);
 	double *scratch =
 		tuner_alloc(sizeof(double) * acquisition_scratch_size(post));
 	AcquisitionOptions acq_options;
@@ -251,9 +325,10 @@ suggest_choose(const SuggestInput *in, const Posterior *post, double best,
 		goto done;
 	}
 	acquisition_options_init(&acq_options, d);
-	rc = acquisition_rank(
-		post, best, incumbents, pick_incumbents(x, y, n, d, incumbents),
-		&acq_options, rng, MAX_RANKED, ranked, values, &n_ranked, status);
+	rc = acquisition_rank(post, best, incumbents,
+						  suggest_pick_incumbents(x, y, n, d, incumbents),
+						  &acq_options, rng, MAX_RANKED, ranked, values,
+						  &n_ranked, status);
 	if (rc != TUNER_OK)
 		goto done;
 
@@ -270,7 +345,7 @@ suggest_choose(const SuggestInput *in, const Posterior *post, double best,
 			break;
 		space_snap_unit(in->params, d, u);
 		space_from_unit(in->params, d, u, native);
-		if (is_taken(in, native))
+		if (suggest_is_taken(in, native))
 			continue;
 		v = i < RESCORED ? acquisition_log_ei(post, best, u, NULL, scratch)
 						 : values[i];
@@ -318,6 +393,8 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 
 	tuner_status_clear(status);
 	out->icm = NULL;
+	out->cluster_icm = NULL;
+	out->n_cluster_models = 0;
 	rc = validate_input(in, status);
 	if (rc != TUNER_OK)
 		return rc;
@@ -334,6 +411,10 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 	if (out->task_used != NULL)
 		for (j = 0; j <= in->n_aux + in->n_transfer_tasks; j++)
 			out->task_used[j] = -1;
+	if (in->algorithm == SUGGEST_ALG_CLUSTERED_ICM &&
+		out->cluster_used != NULL)
+		for (j = 0; j < in->n_clusters; j++)
+			out->cluster_used[j] = 0;
 
 	unit = tuner_alloc(sizeof(double) * in->d);
 	if (unit == NULL)
@@ -346,6 +427,8 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 		rc = suggest_design(in, &rng, unit, out, status);
 	else if (in->algorithm == SUGGEST_ALG_ICM)
 		rc = suggest_icm(in, &rng, unit, out, status);
+	else if (in->algorithm == SUGGEST_ALG_CLUSTERED_ICM)
+		rc = suggest_clustered_icm(in, &rng, unit, out, status);
 	else
 		rc = suggest_gp(in, &rng, unit, out, status);
 	tuner_free(unit);

@@ -16,13 +16,18 @@
 /*
  * How the model steps choose: the single-task GP with expected improvement,
  * the ICM multi-task GP over the objective and auxiliary metrics with
- * expected improvement on the objective task, or uniform random points.
+ * expected improvement on the objective task, uniform random points, or
+ * clustered ICM: one small 2-task ICM per group of parameters (the
+ * objective and the auxiliary metric that group drives), each proposing
+ * values for its own parameters, combined into one configuration
+ * (suggest_clustered.c).
  */
 typedef enum SuggestAlgorithm
 {
 	SUGGEST_ALG_GP_EI = 0,
 	SUGGEST_ALG_ICM,
-	SUGGEST_ALG_RANDOM
+	SUGGEST_ALG_RANDOM,
+	SUGGEST_ALG_CLUSTERED_ICM
 } SuggestAlgorithm;
 
 typedef struct SuggestInput
@@ -83,6 +88,18 @@ typedef struct SuggestInput
 	const double *y_transfer; /* n_transfer * n_transfer_tasks */
 	int n_transfer;
 	int n_transfer_tasks;
+
+	/*
+	 * Clustered ICM (ignored by the other algorithms).  The ICM fields
+	 * above apply per cluster: y_aux holds the metrics, icm_rank is clamped
+	 * to the cluster's tasks (1 or 2); the warm start is not used.
+	 */
+	int n_clusters;             /* number of clusters, >= 1 */
+	const int *cluster_members; /* n_clusters * d, row-major: 1 if parameter
+								 * j is in cluster c, else 0 (a parameter
+								 * may be in several, or in none) */
+	const int *cluster_metric;  /* n_clusters: column of y_aux that cluster
+								 * c models with the objective */
 } SuggestInput;
 
 typedef enum SuggestSource
@@ -131,6 +148,24 @@ typedef struct SuggestResult
 	 * it with icm_model_free.
 	 */
 	IcmModel *icm;
+
+	/*
+	 * Clustered ICM.  The prediction, log EI, outputscale, noise, mean and
+	 * log likelihood above are the lead cluster's (the one whose proposal
+	 * has the highest log EI), lengthscales[j] that of the cluster which
+	 * set parameter j (NaN: in no cluster), fit_seconds the total of all
+	 * fits, and task_used[1 + m] is 1 when some cluster modelled metric m.
+	 */
+	int n_cluster_models;   /* clusters that were fitted */
+	IcmModel **cluster_icm; /* n_clusters entries (NULL for a cluster left
+							 * out: its fit failed numerically), each an ICM over that cluster's
+							 * parameters, standardised units: 2 tasks, or
+							 * 1 when its metric was unusable; the caller
+							 * frees each with icm_model_free and the
+							 * array with tuner_free */
+	int *cluster_used;      /* caller-allocated n_clusters or NULL: 1 if
+							 * cluster c was fitted and set at least one
+							 * parameter of config */
 } SuggestResult;
 
 extern TunerErrorCode tuner_suggest(const SuggestInput *input,

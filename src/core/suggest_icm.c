@@ -36,10 +36,6 @@
  */
 #define WARM_MAX_EVALS 40
 
-/* An auxiliary metric whose sd is below this fraction of its mean is
- * constant. */
-#define NO_SPREAD 1e-12
-
 /* Which metrics are modelled, and how each was standardised. */
 typedef struct TaskLayout
 {
@@ -67,14 +63,8 @@ layout_add(TaskLayout *layout, int slot, const double *values, int n,
 		   int stride)
 {
 	double mean, sd;
-	int count = suggest_metric_scale(values, n, stride, &mean, &sd);
 
-	/*
-	 * A constant's computed sd is round-off of its mean, not exactly zero:
-	 * count it as no spread relative to the mean.
-	 */
-	if (count >= 2 && sd > NO_SPREAD * fabs(mean) && sd > 0.0 &&
-		isfinite(sd) && isfinite(mean))
+	if (suggest_usable_scale(values, n, stride, &mean, &sd))
 	{
 		layout->task_of[slot] = layout->T;
 		layout->mean[layout->T] = mean;
@@ -158,21 +148,21 @@ warm_model(const SuggestInput *in, int T, int rank)
 	return warm;
 }
 
-/*
- * The model the acquisition uses: the fit plus the running trials, every
- * task fantasised at its posterior mean, so that a fully observed history
- * stays fully observed (and on the Kronecker path).
- */
-static TunerErrorCode
-believer_model(const SuggestInput *in, const IcmModel *fitted, IcmModel **out,
-			   TunerStatus *status)
+/* Kriging believer over unit-cube pending points; see suggest_internal.h. */
+TunerErrorCode
+suggest_icm_believer(const IcmModel *fitted, const double *pending_unit, int p,
+					 IcmModel **out, TunerStatus *status)
 {
-	int n = fitted->n, p = in->n_pending, d = in->d, T = fitted->T;
+	int n = fitted->n, d = fitted->d, T = fitted->T;
 	IcmModel *model;
 	double *mean, *sd;
 	TunerErrorCode rc = TUNER_OK;
 	int i, t;
 
+	/*
+	 * Every task is fantasised, not only the objective, so that a fully
+	 * observed history stays fully observed (and on the Kronecker path).
+	 */
 	*out = NULL;
 	model = icm_model_create(n + p, d, T, fitted->rank, status);
 	mean = tuner_alloc(sizeof(double) * p);
@@ -185,9 +175,7 @@ believer_model(const SuggestInput *in, const IcmModel *fitted, IcmModel **out,
 	}
 	memcpy(model->x, fitted->x, sizeof(double) * n * d);
 	memcpy(model->y, fitted->y, sizeof(double) * n * T);
-	for (i = 0; i < p; i++)
-		space_to_unit(in->params, d, in->x_pending + (size_t)i * d,
-					  model->x + (size_t)(n + i) * d);
+	memcpy(model->x + (size_t)n * d, pending_unit, sizeof(double) * p * d);
 	for (t = 0; t < T && rc == TUNER_OK; t++)
 	{
 		rc = icm_predict(fitted, model->x + (size_t)n * d, p, t, mean, sd,
@@ -212,6 +200,39 @@ done:
 		icm_model_free(model);
 	else
 		*out = model;
+	return rc;
+}
+
+/* The rank for T tasks; see suggest_internal.h. */
+int
+suggest_icm_rank(const SuggestInput *in, int T)
+{
+	if (in->icm_rank == 0)
+		return T < DEFAULT_RANK ? T : DEFAULT_RANK;
+	return in->icm_rank < T ? in->icm_rank : T;
+}
+
+/*
+ * The model the acquisition uses: the fit plus the running trials (the
+ * kriging believer).
+ */
+static TunerErrorCode
+believer_model(const SuggestInput *in, const IcmModel *fitted, IcmModel **out,
+			   TunerStatus *status)
+{
+	double *pending = tuner_alloc(sizeof(double) * in->n_pending * in->d);
+	TunerErrorCode rc;
+	int i;
+
+	*out = NULL;
+	if (pending == NULL)
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory for pending trials");
+	for (i = 0; i < in->n_pending; i++)
+		space_to_unit(in->params, in->d, in->x_pending + (size_t)i * in->d,
+					  pending + (size_t)i * in->d);
+	rc = suggest_icm_believer(fitted, pending, in->n_pending, out, status);
+	tuner_free(pending);
 	return rc;
 }
 
@@ -292,8 +313,7 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		}
 	}
 
-	rank = in->icm_rank == 0 ? (T < DEFAULT_RANK ? T : DEFAULT_RANK)
-							 : (in->icm_rank < T ? in->icm_rank : T);
+	rank = suggest_icm_rank(in, T);
 	icm_fit_options_init(&fit_options);
 	fit_options.rank = rank;
 	fit_options.seed = rng_next(rng);

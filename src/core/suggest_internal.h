@@ -2,17 +2,32 @@
  * suggest_internal.h
  *	  What the parts of the suggestion step share: suggest.c (entry point,
  *	  design, random points and the choice among the acquisition's best
- *	  points), suggest_gp.c (single-task GP) and suggest_icm.c (ICM).  Not
- *	  for callers outside src/core/suggest*.c.
+ *	  points), suggest_gp.c (single-task GP), suggest_icm.c (ICM),
+ *	  suggest_cluster.c and suggest_clustered.c (clustered ICM).  Not for
+ *	  callers outside src/core/suggest*.c.
  */
 #ifndef TUNER_SUGGEST_INTERNAL_H
 #define TUNER_SUGGEST_INTERNAL_H
 
 #include <time.h>
 
+#include "icm.h"
 #include "posterior.h"
 #include "rng.h"
 #include "suggest.h"
+
+/* How many of the best observed points the acquisition searches around. */
+#define SUGGEST_MAX_INCUMBENTS 5
+
+/* Is native config c already one of the input's trials? */
+extern int suggest_is_taken(const SuggestInput *in, const double *c);
+
+/*
+ * Copy the (up to SUGGEST_MAX_INCUMBENTS) lowest-y of the n points x (n x d)
+ * to incumbents, lowest first; returns how many.
+ */
+extern int suggest_pick_incumbents(const double *x, const double *y, int n,
+								   int d, double *incumbents);
 
 /* Uniform random points until one is new; EXHAUSTED if none is found. */
 extern TunerErrorCode suggest_random_untaken(const SuggestInput *in,
@@ -41,6 +56,31 @@ extern TunerErrorCode suggest_choose(const SuggestInput *in,
 									 double *unit, SuggestResult *out,
 									 TunerStatus *status);
 
+/*
+ * Mean and sd of the non-NaN values among n spaced stride apart; returns 1
+ * if they can be modelled as a task (two values or more, with spread),
+ * else 0.
+ */
+extern int suggest_usable_scale(const double *values, int n, int stride,
+								double *mean, double *sd);
+
+/* suggest_usable_scale of auxiliary metric j over the observed trials. */
+extern int suggest_aux_scale(const SuggestInput *in, int j, double *mean,
+							 double *sd);
+
+/* The ICM rank for T tasks: the input's, or the default, clamped to T. */
+extern int suggest_icm_rank(const SuggestInput *in, int T);
+
+/*
+ * Kriging believer: the prepared model of fitted plus p more points
+ * (pending_unit, p x fitted->d, unit cube) with every task fantasised at
+ * its posterior mean.
+ */
+extern TunerErrorCode suggest_icm_believer(const IcmModel *fitted,
+										   const double *pending_unit, int p,
+										   IcmModel **out,
+										   TunerStatus *status);
+
 /* Seconds elapsed on CLOCK_MONOTONIC since start. */
 extern double suggest_seconds_since(const struct timespec *start);
 
@@ -51,5 +91,9 @@ extern TunerErrorCode suggest_gp(const SuggestInput *in, TunerRng *rng,
 extern TunerErrorCode suggest_icm(const SuggestInput *in, TunerRng *rng,
 								  double *unit, SuggestResult *out,
 								  TunerStatus *status);
+extern TunerErrorCode suggest_clustered_icm(const SuggestInput *in,
+											TunerRng *rng, double *unit,
+											SuggestResult *out,
+											TunerStatus *status);
 
 #endif /* TUNER_SUGGEST_INTERNAL_H */

@@ -8,6 +8,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -23,7 +25,7 @@
 
 PG_FUNCTION_INFO_V1(tuner_suggest_point);
 
-#define SUGGEST_NATTS 20
+#define SUGGEST_NATTS 30
 
 /* Check that a parameter array has one element per parameter. */
 static void
@@ -114,6 +116,19 @@ read_configs(FunctionCallInfo fcinfo, int argno, const char *name, int d,
 	return values;
 }
 
+/* An int4[] of n C ints. */
+static ArrayType *
+int4_vector(const int *values, int n)
+{
+	Datum *datums = palloc(sizeof(Datum) * Max(n, 1));
+	int i;
+
+	for (i = 0; i < n; i++)
+		datums[i] = Int32GetDatum(values[i]);
+	return construct_array(datums, n, INT4OID, sizeof(int32), true,
+						   TYPALIGN_INT);
+}
+
 /* The algorithm named by argument argno ('gp-ei', 'icm' or 'random'). */
 static SuggestAlgorithm
 read_algorithm(FunctionCallInfo fcinfo, int argno)
@@ -129,9 +144,12 @@ read_algorithm(FunctionCallInfo fcinfo, int argno)
 		return SUGGEST_ALG_ICM;
 	if (strcmp(name, "random") == 0)
 		return SUGGEST_ALG_RANDOM;
-	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					errmsg("unknown algorithm \"%s\"", name),
-					errhint("Known algorithms: gp-ei, icm, random.")));
+	if (strcmp(name, "clustered-icm") == 0)
+		return SUGGEST_ALG_CLUSTERED_ICM;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown algorithm \"%s\"", name),
+			 errhint("Known algorithms: gp-ei, icm, clustered-icm, random.")));
 	return SUGGEST_ALG_GP_EI; /* keep the compiler quiet */
 }
 
@@ -249,22 +267,131 @@ read_transfer_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 						   input->n_transfer, rows)));
 }
 
+/*
+ * The clusters of clustered ICM (arguments 26 and 27): cluster_members
+ * (n_clusters x d, 1 = member) and cluster_metric (0-based columns of
+ * y_aux).  The core checks their values.
+ */
+static void
+read_cluster_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	ArrayType *ma;
+	int *members;
+	int n_metric;
+	int i;
+
+	if (PG_NARGS() <= 27 || PG_ARGISNULL(26) || PG_ARGISNULL(27))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("clustered-icm needs cluster_members and "
+							   "cluster_metric")));
+	ma = PG_GETARG_ARRAYTYPE_P(26);
+	if (ARR_ELEMTYPE(ma) != INT4OID || ARR_NDIM(ma) != 2 ||
+		array_contains_nulls(ma) || ARR_DIMS(ma)[1] != input->d)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("cluster_members must be an int[] of one row per "
+						"cluster and one column per parameter")));
+	input->n_clusters = ARR_DIMS(ma)[0];
+	members = palloc(mul_size(input->n_clusters * input->d, sizeof(int)));
+	for (i = 0; i < input->n_clusters * input->d; i++)
+		members[i] = ((int32 *)ARR_DATA_PTR(ma))[i];
+	input->cluster_members = members;
+	input->cluster_metric = tuner_array_int4(PG_GETARG_ARRAYTYPE_P(27),
+											 "cluster_metric", &n_metric);
+	if (n_metric != input->n_clusters)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("cluster_metric must have one element per "
+							   "cluster")));
+}
+
+/*
+ * The clusters' fits (attributes 20 .. 29): per cluster whether it set a
+ * parameter, its number of tasks (0: left out), lengthscales on the full
+ * parameter list (NULL for non-members), the 2 x 2 task covariance and
+ * correlation, the per-task noise and mean (NULL beyond its tasks), log
+ * likelihood, which solve it used and its rank.
+ */
+static void
+fill_cluster_outputs(const SuggestInput *in, const SuggestResult *result,
+					 Datum *values, bool *nulls)
+{
+	int nc = in->n_clusters, d = in->d;
+	int *used = palloc0(sizeof(int) * nc);
+	int *tasks = palloc0(sizeof(int) * nc);
+	int *kron = palloc0(sizeof(int) * nc);
+	int *rank = palloc0(sizeof(int) * nc);
+	double *ls = palloc(sizeof(double) * nc * d);
+	double *cov = palloc(sizeof(double) * nc * 4);
+	double *corr = palloc(sizeof(double) * nc * 4);
+	double *noise = palloc(sizeof(double) * nc * 2);
+	double *mean = palloc(sizeof(double) * nc * 2);
+	double *ll = palloc(sizeof(double) * nc);
+	double c4[4];
+	TunerStatus status;
+	int c, j, k, t;
+
+	for (c = 0; c < nc * d; c++)
+		ls[c] = NAN;
+	for (c = 0; c < nc * 4; c++)
+		cov[c] = corr[c] = NAN;
+	for (c = 0; c < nc * 2; c++)
+		noise[c] = mean[c] = NAN;
+	for (c = 0; c < nc; c++)
+	{
+		const IcmModel *m =
+			result->cluster_icm != NULL ? result->cluster_icm[c] : NULL;
+
+		ll[c] = NAN;
+		if (result->cluster_used != NULL)
+			used[c] = result->cluster_used[c];
+		if (m == NULL)
+			continue;
+		tasks[c] = m->T;
+		kron[c] = m->kronecker != 0;
+		rank[c] = m->rank;
+		ll[c] = m->log_likelihood;
+		for (j = 0, k = 0; j < d; j++)
+			if (in->cluster_members[c * d + j] && k < m->d)
+				ls[c * d + j] = m->lengthscales[k++];
+		tuner_status_clear(&status);
+		if (icm_task_correlation(m, c4, &status) != TUNER_OK)
+			tuner_report_status(&status, "suggest");
+		for (t = 0; t < m->T * m->T; t++)
+		{
+			cov[c * 4 + (t / m->T) * 2 + t % m->T] = m->B[t];
+			corr[c * 4 + (t / m->T) * 2 + t % m->T] = c4[t];
+		}
+		for (t = 0; t < m->T; t++)
+		{
+			noise[c * 2 + t] = m->noise[t];
+			mean[c * 2 + t] = m->mean[t];
+		}
+	}
+	values[20] = PointerGetDatum(int4_vector(used, nc));
+	values[21] = PointerGetDatum(int4_vector(tasks, nc));
+	values[22] = PointerGetDatum(tuner_float8_matrix(ls, nc, d));
+	values[23] = PointerGetDatum(tuner_float8_matrix(cov, nc, 4));
+	values[24] = PointerGetDatum(tuner_float8_matrix(corr, nc, 4));
+	values[25] = PointerGetDatum(tuner_float8_matrix(noise, nc, 2));
+	values[26] = PointerGetDatum(tuner_float8_matrix(mean, nc, 2));
+	values[27] = PointerGetDatum(tuner_float8_array(ll, nc));
+	values[28] = PointerGetDatum(int4_vector(kron, nc));
+	values[29] = PointerGetDatum(int4_vector(rank, nc));
+	for (c = 20; c <= 29; c++)
+		nulls[c] = false;
+}
+
 /* The ICM fit's outputs (attributes 11 .. 19) of a model suggestion. */
 static void
 fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
 				 bool *nulls)
 {
 	const IcmModel *m = result->icm;
-	Datum *used;
 	double *corr;
 	TunerStatus status;
 	int i;
 
-	used = palloc(sizeof(Datum) * n_tasks);
-	for (i = 0; i < n_tasks; i++)
-		used[i] = Int32GetDatum(result->task_used[i]);
-	values[11] = PointerGetDatum(construct_array(
-		used, n_tasks, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+	values[11] = PointerGetDatum(int4_vector(result->task_used, n_tasks));
 	values[12] = Int32GetDatum(m->rank);
 	values[13] = BoolGetDatum(m->kronecker != 0);
 	values[14] = PointerGetDatum(tuner_float8_matrix(m->W, m->T, m->rank));
@@ -290,12 +417,17 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		warm_noise float8, warm_mean float8, algorithm text, y_aux float8[],
  *		icm_rank int, warm_task_loadings float8[], warm_task_variance
  *		float8[], warm_task_noise float8[], warm_task_mean float8[],
- *		x_transfer float8[], y_transfer float8[])
+ *		x_transfer float8[], y_transfer float8[], cluster_members int[],
+ *		cluster_metric int[])
  * returns (config float8[], source text, predicted_mean, predicted_sd,
  *		acquisition, lengthscales float8[], outputscale, noise,
  *		log_likelihood, mean, fit_ms, tasks_used int[], rank, kronecker,
  *		task_loadings, task_variance, task_covariance, task_correlation,
- *		task_noise, task_mean).  Configurations are native values,
+ *		task_noise, task_mean, cluster_used, cluster_tasks,
+ *		cluster_lengthscales, cluster_task_covariance,
+ *		cluster_task_correlation, cluster_task_noise, cluster_task_mean,
+ *		cluster_log_likelihood, cluster_kronecker, cluster_rank).
+ * Configurations are native values,
  * objective values are minimised; y_aux is n_observed x n_aux with NULL
  * where a trial did not report a metric.  The task_* outputs are NULL
  * unless an ICM model chose the point.
@@ -402,6 +534,11 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		read_icm_inputs(fcinfo, &input);
 		read_transfer_inputs(fcinfo, &input);
 	}
+	else if (input.algorithm == SUGGEST_ALG_CLUSTERED_ICM)
+	{
+		read_icm_inputs(fcinfo, &input);
+		read_cluster_inputs(fcinfo, &input);
+	}
 
 	config = palloc0(mul_size(d, sizeof(double)));
 	lengthscales = palloc0(mul_size(d, sizeof(double)));
@@ -410,6 +547,8 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 	result.lengthscales = lengthscales;
 	result.task_used = palloc0(
 		mul_size(1 + input.n_aux + input.n_transfer_tasks, sizeof(int)));
+	if (input.n_clusters > 0)
+		result.cluster_used = palloc0(mul_size(input.n_clusters, sizeof(int)));
 
 	CHECK_FOR_INTERRUPTS();
 	if (tuner_suggest(&input, &result, &status) != TUNER_OK)
@@ -450,10 +589,20 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		if (result.icm != NULL)
 			fill_icm_outputs(&result, 1 + input.n_aux + input.n_transfer_tasks,
 							 values, nulls);
+		if (input.algorithm == SUGGEST_ALG_CLUSTERED_ICM)
+			fill_cluster_outputs(&input, &result, values, nulls);
 	}
 	/* the fitted model lives in suggestcxt, with the arrays made from it */
 	icm_model_free(result.icm);
 	result.icm = NULL;
+	if (result.cluster_icm != NULL)
+	{
+		int c;
+
+		for (c = 0; c < input.n_clusters; c++)
+			icm_model_free(result.cluster_icm[c]);
+		tuner_free(result.cluster_icm);
+	}
 
 	/* form the tuple in the caller's context, then drop everything else */
 	MemoryContextSwitchTo(oldcxt);

@@ -32,6 +32,8 @@ main(int argc, char **argv)
 		{"icm_suggest", test_icm_suggest},
 		{"clusters", test_clusters},
 		{"transfer", test_transfer},
+		{"clustered", test_clustered_suggest},
+		{"icm_units", test_icm_units},
 	};
 	size_t		i;
 

@@ -49,5 +49,7 @@ void		test_icm_posterior(void);
 void		test_icm_suggest(void);
 void		test_clusters(void);
 void		test_transfer(void);
+void		test_clustered_suggest(void);
+void		test_icm_units(void);
 
 #endif
