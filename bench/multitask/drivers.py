@@ -51,12 +51,12 @@ METHODS = {
 # with a reason rather than an unknown-name error, and are never run until
 # an entry in METHODS implements them.
 PLANNED = {
-    "clustered-icm": "needs the clustered multi-task algorithm (paper section 3.4: one ICM per "
-                     "parameter cluster, e.g. from tuner.metric.cluster_hint); add a setup "
-                     "function here when tuner.set_algorithm accepts it",
-    "icm-transfer": "needs a transfer variant (an ICM that also models a finished source study "
-                    "of a related problem); add a setup function that creates and runs the "
-                    "source study when the SQL API exposes it",
+    "clustered-icm": "not benchmarked yet: set_algorithm(study, 'clustered-icm') exists (main, \"SQL: "
+                     "clustered-icm from the metrics' clusters\"); a setup function must also give "
+                     "each component its cluster (tuner.set_cluster from the problem's parameter "
+                     "subsets, or tuner.learn_clusters) and be validated before its numbers count",
+    "icm-transfer": "not benchmarked yet: needs a finished source study of a related problem "
+                    "(settings transfer_from); a setup function must create and run it first",
 }
 
 
