@@ -651,8 +651,10 @@ BEGIN
 END;
 $$;
 
--- A jsonb array of equally long arrays of numbers as a 2-D float8[].
-CREATE FUNCTION tuner._jsonb_matrix(value jsonb, what text)
+-- A jsonb array of equally long arrays of numbers as a 2-D float8[]; with
+-- allow_null, JSON nulls (values not observed) become NULL elements.
+CREATE FUNCTION tuner._jsonb_matrix(value jsonb, what text,
+									allow_null bool DEFAULT false)
 RETURNS float8[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $$
@@ -662,11 +664,15 @@ DECLARE
 	bad_type text;
 	first_len int;
 	bad_len int;
+	example text := CASE WHEN allow_null
+		THEN 'Write one JSON array per point with one value per task, null where the task was not observed, for example [[1.0, null], [2.0, 3.0]].'
+		ELSE 'Write one JSON array per point, for example [[0.1, 0.2], [0.3, 0.4]].' END;
 BEGIN
 	IF pg_catalog.jsonb_typeof(value) IS DISTINCT FROM 'array' THEN
 		RAISE EXCEPTION '% must be a JSON array of rows', what
 			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(value));
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(value)),
+				  HINT = example;
 	END IF;
 	IF pg_catalog.jsonb_array_length(value) = 0 THEN
 		RAISE EXCEPTION '% must not be empty', what
@@ -680,7 +686,7 @@ BEGIN
 		RAISE EXCEPTION '% must be a JSON array of rows (two-dimensional)', what
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = pg_catalog.format('Element %s is a JSON %s, not an array.', bad, bad_type),
-				  HINT = 'Write one JSON array per point, for example [[0.1, 0.2], [0.3, 0.4]].';
+				  HINT = example;
 	END IF;
 	first_len := pg_catalog.jsonb_array_length(value -> 0);
 	IF first_len = 0 THEN
@@ -701,14 +707,19 @@ BEGIN
 	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i),
 		   pg_catalog.jsonb_array_elements(a.r) WITH ORDINALITY AS b(e, k)
 	 WHERE pg_catalog.jsonb_typeof(b.e) <> 'number'
+	   AND NOT (allow_null AND pg_catalog.jsonb_typeof(b.e) = 'null')
 	 ORDER BY a.i, b.k LIMIT 1;
 	IF FOUND THEN
-		RAISE EXCEPTION '% must contain only numbers', what
+		RAISE EXCEPTION '% must contain only numbers%', what,
+			  CASE WHEN allow_null THEN ' and nulls' ELSE '' END
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = pg_catalog.format('Row %s, column %s is a JSON %s.', bad, bad_len, bad_type);
 	END IF;
 	SELECT pg_catalog.array_agg(row_values ORDER BY i) INTO result
-	  FROM (SELECT a.i, pg_catalog.array_agg(b.e::float8 ORDER BY b.k) AS row_values
+	  FROM (SELECT a.i,
+				   pg_catalog.array_agg(CASE WHEN pg_catalog.jsonb_typeof(b.e) = 'null'
+											 THEN NULL ELSE b.e::float8 END
+										ORDER BY b.k) AS row_values
 			  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i),
 				   pg_catalog.jsonb_array_elements(a.r) WITH ORDINALITY AS b(e, k)
 			 GROUP BY a.i) rows;
@@ -2180,76 +2191,6 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_icm_predict_arrays'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
--- A jsonb array of equally long arrays of numbers or nulls as a 2-D
--- float8[] with NULL elements (what names it in errors).
-CREATE FUNCTION tuner._jsonb_matrix_missing(value jsonb, what text)
-RETURNS float8[]
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-AS $$
-DECLARE
-	result float8[];
-	bad bigint;
-	bad_type text;
-	first_len int;
-	bad_len int;
-BEGIN
-	IF pg_catalog.jsonb_typeof(value) IS DISTINCT FROM 'array' THEN
-		RAISE EXCEPTION '% must be a JSON array of rows', what
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(value)),
-				  HINT = 'Write one JSON array per point with one value per task, null where the task was not observed.';
-	END IF;
-	IF pg_catalog.jsonb_array_length(value) = 0 THEN
-		RAISE EXCEPTION '% must not be empty', what
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	SELECT i, pg_catalog.jsonb_typeof(r) INTO bad, bad_type
-	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i)
-	 WHERE pg_catalog.jsonb_typeof(r) <> 'array'
-	 ORDER BY i LIMIT 1;
-	IF FOUND THEN
-		RAISE EXCEPTION '% must be a JSON array of rows (two-dimensional)', what
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('Element %s is a JSON %s, not an array.', bad, bad_type),
-				  HINT = 'Write one JSON array per point with one value per task, for example [[1.0, null], [2.0, 3.0]].';
-	END IF;
-	first_len := pg_catalog.jsonb_array_length(value -> 0);
-	IF first_len = 0 THEN
-		RAISE EXCEPTION '% rows must not be empty', what
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	SELECT i, pg_catalog.jsonb_array_length(r) INTO bad, bad_len
-	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i)
-	 WHERE pg_catalog.jsonb_array_length(r) <> first_len
-	 ORDER BY i LIMIT 1;
-	IF FOUND THEN
-		RAISE EXCEPTION '% rows must all have the same length', what
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('Row 1 has %s elements but row %s has %s.',
-											 first_len, bad, bad_len);
-	END IF;
-	SELECT a.i, b.k, pg_catalog.jsonb_typeof(b.e) INTO bad, bad_len, bad_type
-	  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i),
-		   pg_catalog.jsonb_array_elements(a.r) WITH ORDINALITY AS b(e, k)
-	 WHERE pg_catalog.jsonb_typeof(b.e) NOT IN ('number', 'null')
-	 ORDER BY a.i, b.k LIMIT 1;
-	IF FOUND THEN
-		RAISE EXCEPTION '% must contain only numbers and nulls', what
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('Row %s, column %s is a JSON %s.', bad, bad_len, bad_type);
-	END IF;
-	SELECT pg_catalog.array_agg(row_values ORDER BY i) INTO result
-	  FROM (SELECT a.i,
-				   pg_catalog.array_agg(CASE WHEN pg_catalog.jsonb_typeof(b.e) = 'null'
-											 THEN NULL ELSE b.e::float8 END
-										ORDER BY b.k) AS row_values
-			  FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(r, i),
-				   pg_catalog.jsonb_array_elements(a.r) WITH ORDINALITY AS b(e, k)
-			 GROUP BY a.i) rows;
-	RETURN result;
-END;
-$$;
-
 -- The arrays and hyperparameters of an ICM model jsonb, with its errors.
 -- Shapes and values are checked by tuner._icm_predict.
 CREATE FUNCTION tuner._icm_model_arrays(model jsonb,
@@ -2299,7 +2240,7 @@ BEGIN
 	END IF;
 	force_full := coalesce((model ->> 'force_full')::bool, false);
 	x := tuner._jsonb_matrix(model -> 'x', 'x');
-	y := tuner._jsonb_matrix_missing(model -> 'y', 'y');
+	y := tuner._jsonb_matrix(model -> 'y', 'y', allow_null => true);
 	lengthscales := tuner._jsonb_vector(model -> 'lengthscales', 'lengthscales');
 	IF pg_catalog.jsonb_typeof(model -> 'W') = 'array'
 	   AND pg_catalog.jsonb_array_length(model -> 'W') > 0
