@@ -373,6 +373,7 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 y_transfer float8[] DEFAULT NULL,
 									 cluster_members int[] DEFAULT NULL,
 									 cluster_metric int[] DEFAULT NULL,
+									 aux_weights float8[] DEFAULT NULL,
 									 OUT config float8[], OUT source text,
 									 OUT predicted_mean float8,
 									 OUT predicted_sd float8,
@@ -571,6 +572,35 @@ BEGIN
 					  HINT = 'tuner.studies lists the existing studies.';
 		END IF;
 	END LOOP;
+END;
+$$;
+
+-- The weight of the auxiliary metrics in icm's joint target (the icm
+-- option joint, the study setting icm_joint): a number from 0 (off) to
+-- 1000, or true (1) or false (0).  what names it in errors.
+CREATE FUNCTION tuner._json_joint_weight(value jsonb, what text)
+RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	v numeric;
+BEGIN
+	IF pg_catalog.jsonb_typeof(value) = 'boolean' THEN
+		RETURN CASE WHEN value::bool THEN 1 ELSE 0 END;
+	END IF;
+	IF pg_catalog.jsonb_typeof(value) IS DISTINCT FROM 'number' THEN
+		RAISE EXCEPTION '% must be a number or a boolean', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', value),
+				  HINT = 'The weight of the auxiliary metrics in the joint target: 0 (off) to 1000, or true for 1.';
+	END IF;
+	v := value::numeric;
+	IF v < 0 OR v > 1000 THEN
+		RAISE EXCEPTION '% must be between 0 and 1000', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', value);
+	END IF;
+	RETURN v::float8;
 END;
 $$;
 
@@ -997,10 +1027,10 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_settings)
 	LOOP
-		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank', 'transfer_from') THEN
+		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank', 'icm_joint', 'transfer_from') THEN
 			RAISE EXCEPTION 'unknown study setting "%"', k
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, transfer_from.';
+					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, icm_joint, transfer_from.';
 		END IF;
 	END LOOP;
 	PERFORM tuner._check_run_settings(p_settings);
@@ -1012,6 +1042,11 @@ BEGIN
 	END IF;
 	IF p_settings ? 'icm_rank' THEN
 		PERFORM tuner._json_int(p_settings -> 'icm_rank', 'setting icm_rank', 1, 100);
+	END IF;
+	IF p_settings ? 'icm_joint' THEN
+		-- stored as a number (true is 1)
+		p_settings := p_settings || pg_catalog.jsonb_build_object('icm_joint',
+			tuner._json_joint_weight(p_settings -> 'icm_joint', 'setting icm_joint'));
 	END IF;
 	IF p_settings ? 'transfer_from' THEN
 		PERFORM tuner._check_transfer_from(p_settings -> 'transfer_from', p_name);
@@ -1356,8 +1391,12 @@ $$;
 
 -- Choose how a study's next trials are suggested: 'gp-ei' (a GP of the
 -- objective), 'icm' (a multi-task GP of the objective and its auxiliary
--- metrics) or 'random'.  Options: for icm, {"rank": k}, the rank of the
--- learned task covariance.  Applies from the next tuner.suggest_next().
+-- metrics), 'clustered-icm' or 'random'.  Options: for icm and
+-- clustered-icm, {"rank": k}, the rank of the learned task covariance
+-- (setting icm_rank); for icm, {"joint": w}, the weight of the auxiliary
+-- metrics with a direction in the target the acquisition optimises
+-- (setting icm_joint; 0 = the objective alone, true = 1).  Options not
+-- given keep their setting.  Applies from the next tuner.suggest_next().
 CREATE FUNCTION tuner.set_algorithm(study text, algorithm text,
 									options jsonb DEFAULT '{}')
 RETURNS void
@@ -1386,10 +1425,13 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_options)
 	LOOP
-		IF p_algorithm NOT IN ('icm', 'clustered-icm') OR k <> 'rank' THEN
+		IF NOT ((p_algorithm IN ('icm', 'clustered-icm') AND k = 'rank')
+				OR (p_algorithm = 'icm' AND k = 'joint')) THEN
 			RAISE EXCEPTION 'unknown option "%" for algorithm "%"', k, p_algorithm
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = CASE WHEN p_algorithm IN ('icm', 'clustered-icm') THEN 'Known options: rank.'
+					  HINT = CASE WHEN k = 'joint' THEN 'Option joint belongs to icm: its target combines the tasks of one multi-task model.'
+							 WHEN p_algorithm = 'icm' THEN 'Known options: rank, joint.'
+							 WHEN p_algorithm = 'clustered-icm' THEN 'Known options: rank.'
 							 ELSE pg_catalog.format('Algorithm %s takes no options.', p_algorithm) END;
 		END IF;
 	END LOOP;
@@ -1398,6 +1440,18 @@ BEGIN
 	IF p_options ? 'rank' THEN
 		v_settings := v_settings || pg_catalog.jsonb_build_object('icm_rank',
 			tuner._json_int(p_options -> 'rank', 'icm option rank', 1, 100));
+	END IF;
+	IF p_options ? 'joint' THEN
+		v_settings := v_settings || pg_catalog.jsonb_build_object('icm_joint',
+			tuner._json_joint_weight(p_options -> 'joint', 'icm option joint'));
+		IF (v_settings ->> 'icm_joint')::float8 > 0 AND NOT EXISTS (
+			SELECT 1 FROM tuner.metric m
+			 WHERE m.study_id = s.id AND m.role = 'auxiliary'
+			   AND m.direction IS NOT NULL) THEN
+			RAISE NOTICE 'study "%" has no auxiliary metric with a direction', s.name
+				USING DETAIL = 'Until one is declared, the joint target is the objective alone.',
+					  HINT = 'Declare one with tuner.add_metric(study, name, ''auxiliary'', ''minimize'').';
+		END IF;
 	END IF;
 	UPDATE tuner.study SET algorithm = p_algorithm, settings = v_settings
 	 WHERE id = s.id;
@@ -1685,6 +1739,8 @@ DECLARE
 	v_cluster_members int[];
 	v_cluster_metric int[];
 	v_cluster_names text[];
+	v_joint float8;
+	v_aux_weights float8[];
 	c int;
 	p_study text := $1;
 BEGIN
@@ -1773,6 +1829,16 @@ BEGIN
 		WHEN s.algorithm IN ('icm', 'clustered-icm') THEN 'gp-ei'
 		ELSE s.algorithm END;
 	v_icm := v_algorithm = 'icm';
+	-- icm's joint target: each auxiliary metric's signed weight, +w to
+	-- minimize, -w to maximize, 0 (model only) without a direction.
+	v_joint := COALESCE((s.settings ->> 'icm_joint')::float8, 0);
+	IF v_icm AND s.algorithm = 'icm' AND v_joint > 0 THEN
+		SELECT pg_catalog.array_agg(CASE m.direction WHEN 'minimize' THEN v_joint
+									WHEN 'maximize' THEN -v_joint ELSE 0 END ORDER BY a.k)
+		  INTO v_aux_weights
+		  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
+		  JOIN tuner.metric m ON m.id = a.id;
+	END IF;
 	WITH p AS (
 		SELECT position, name, kind, choices
 		  FROM tuner.parameter WHERE study_id = s.id
@@ -1836,7 +1902,8 @@ BEGIN
 							  (s.settings ->> 'icm_rank')::int,
 							  w.task_loadings, w.task_variance, w.task_noise,
 							  w.task_mean, v_x_transfer, v_y_transfer,
-							  v_cluster_members, v_cluster_metric);
+							  v_cluster_members, v_cluster_metric,
+							  CASE WHEN h.y_aux IS NOT NULL THEN v_aux_weights END);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])

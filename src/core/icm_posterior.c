@@ -1,16 +1,18 @@
 /*
  * icm_posterior.c
- *	  beta and M of one ICM task (icm_posterior.h).  The cross-covariance of
- *	  f_t(x) with the observed entries is c(x) = C kx(x), with
- *	  C[(i, s), j] = delta_ij B[s, t], so
- *	    beta = C^T alpha,  M = C^T K^-1 C.
+ *	  beta and M of one ICM task, or of a weighted sum of tasks
+ *	  (icm_posterior.h).  For g = sum_t a_t f_t, with b = B a (b = B[:, t]
+ *	  for one task t, a = e_t), the cross-covariance of g(x) with the
+ *	  observed entries is c(x) = C kx(x), with C[(i, s), j] = delta_ij b_s,
+ *	  so
+ *	    beta = C^T alpha,  M = C^T K^-1 C,  prior variance a^T B a.
  *	  Full path: M = Z^T Z with L Z = C.  Kronecker path (fully observed,
  *	  entries point-major): with D = diag(noise),
  *	    K^-1 = (I (x) D^-1/2) (Qx (x) Qb) (lx lb^T + 1)^-1 (Qx (x) Qb)^T
  *	           (I (x) D^-1/2)
- *	  and C kx = kx (x) B[:, t], so
+ *	  and C kx = kx (x) b, so
  *	    c^T K^-1 c = sum_a,k (Qx^T kx)_a^2 g_k^2 / (lx_a lb_k + 1),
- *	    g = Qb^T D^-1/2 B[:, t],
+ *	    g = Qb^T D^-1/2 b,
  *	  that is M = Qx diag(h) Qx^T with h_a = sum_k g_k^2 / (lx_a lb_k + 1).
  */
 #include <math.h>
@@ -22,9 +24,9 @@
 #include "linalg.h"
 #include "matern.h"
 
-/* M = Z^T Z, L Z = C: O(N^2 n). */
+/* M = Z^T Z, L Z = C, b = B a (T values): O(N^2 n). */
 static TunerErrorCode
-m_full(const IcmModel *model, int task, double *m, TunerStatus *status)
+m_full(const IcmModel *model, const double *b, double *m, TunerStatus *status)
 {
 	int n = model->n, T = model->T, N = model->n_obs;
 	double *z = tuner_alloc_zero(sizeof(double) * N * n);
@@ -37,7 +39,7 @@ m_full(const IcmModel *model, int task, double *m, TunerStatus *status)
 	{
 		int e = model->obs[a];
 
-		z[a + (size_t)(e / T) * N] = model->B[e % T + task * T];
+		z[a + (size_t)(e / T) * N] = b[e % T];
 	}
 	linalg_lower_solve_many(model->chol, N, z, n);
 	cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, N, 1.0, z, N, z,
@@ -46,9 +48,10 @@ m_full(const IcmModel *model, int task, double *m, TunerStatus *status)
 	return TUNER_OK;
 }
 
-/* M = Qx diag(h) Qx^T: O(n^3 + n T^2). */
+/* M = Qx diag(h) Qx^T, b = B a (T values): O(n^3 + n T^2). */
 static TunerErrorCode
-m_kronecker(const IcmModel *model, int task, double *m, TunerStatus *status)
+m_kronecker(const IcmModel *model, const double *b, double *m,
+			TunerStatus *status)
 {
 	int n = model->n, T = model->T;
 	double *scaled = tuner_alloc(sizeof(double) * n * n);
@@ -67,8 +70,7 @@ m_kronecker(const IcmModel *model, int task, double *m, TunerStatus *status)
 		double g = 0.0;
 
 		for (s = 0; s < T; s++)
-			g += model->qb[s + k * T] * model->B[s + task * T] /
-				 sqrt(model->noise[s]);
+			g += model->qb[s + k * T] * b[s] / sqrt(model->noise[s]);
 		g2[k] = g * g;
 	}
 	for (a = 0; a < n; a++)
@@ -87,28 +89,26 @@ m_kronecker(const IcmModel *model, int task, double *m, TunerStatus *status)
 	return TUNER_OK;
 }
 
-/* beta and M of one task; see icm_posterior.h. */
-IcmPosterior *
-icm_posterior_create(const IcmModel *model, int task, TunerStatus *status)
+/*
+ * beta and M of g with b = B a, its prior mean and variance; task is
+ * recorded (-1 for a weighted sum).
+ */
+static IcmPosterior *
+posterior_build(const IcmModel *model, int task, const double *b, double mean,
+				double prior_var, TunerStatus *status)
 {
 	int n = model->n, d = model->d, T = model->T;
 	IcmPosterior *p;
 	TunerErrorCode rc;
 	int a, k;
 
-	if (task < 0 || task >= T)
-	{
-		tuner_fail(status, TUNER_ERR_INVALID, "task %d is out of range 1..%d",
-				   task + 1, T);
-		return NULL;
-	}
 	p = tuner_alloc_zero(sizeof(IcmPosterior));
 	if (p == NULL)
 		goto nomem;
 	p->model = model;
 	p->task = task;
-	p->mean = model->mean[task];
-	p->btt = model->B[task + task * T];
+	p->mean = mean;
+	p->btt = prior_var;
 	p->beta = tuner_alloc_zero(sizeof(double) * n);
 	p->m = tuner_alloc(sizeof(double) * n * n);
 	p->inv_ls = tuner_alloc(sizeof(double) * d);
@@ -122,12 +122,12 @@ icm_posterior_create(const IcmModel *model, int task, TunerStatus *status)
 	{
 		int e = model->obs[a];
 
-		p->beta[e / T] += model->B[e % T + task * T] * model->alpha[a];
+		p->beta[e / T] += b[e % T] * model->alpha[a];
 	}
 	for (k = 0; k < d; k++)
 		p->inv_ls[k] = 1.0 / model->lengthscales[k];
-	rc = model->kronecker ? m_kronecker(model, task, p->m, status)
-						  : m_full(model, task, p->m, status);
+	rc = model->kronecker ? m_kronecker(model, b, p->m, status)
+						  : m_full(model, b, p->m, status);
 	if (rc != TUNER_OK)
 	{
 		icm_posterior_free(p);
@@ -139,6 +139,94 @@ nomem:
 	tuner_fail(status, TUNER_ERR_NOMEM,
 			   "out of memory for the posterior of a %d-point model", n);
 	return NULL;
+}
+
+/* beta and M of one task; see icm_posterior.h. */
+IcmPosterior *
+icm_posterior_create(const IcmModel *model, int task, TunerStatus *status)
+{
+	int T = model->T;
+	IcmPosterior *p;
+	double *b;
+	int s;
+
+	if (task < 0 || task >= T)
+	{
+		tuner_fail(status, TUNER_ERR_INVALID, "task %d is out of range 1..%d",
+				   task + 1, T);
+		return NULL;
+	}
+	b = tuner_alloc(sizeof(double) * T);
+	if (b == NULL)
+	{
+		tuner_fail(status, TUNER_ERR_NOMEM,
+				   "out of memory for the posterior of a %d-task model", T);
+		return NULL;
+	}
+	/* B[:, t] itself, not a product with e_t */
+	for (s = 0; s < T; s++)
+		b[s] = model->B[s + task * T];
+	p = posterior_build(model, task, b, model->mean[task],
+						model->B[task + task * T], status);
+	tuner_free(b);
+	return p;
+}
+
+/* beta and M of a weighted sum of tasks; see icm_posterior.h. */
+IcmPosterior *
+icm_posterior_create_weighted(const IcmModel *model, const double *weights,
+							  TunerStatus *status)
+{
+	int T = model->T;
+	IcmPosterior *p;
+	double *b;
+	double mean = 0.0, prior_var = 0.0;
+	int nonzero = 0;
+	int s, u;
+
+	for (s = 0; s < T; s++)
+	{
+		if (!isfinite(weights[s]))
+		{
+			tuner_fail(status, TUNER_ERR_INVALID,
+					   "the weight of task %d is NaN or infinite", s + 1);
+			return NULL;
+		}
+		nonzero += weights[s] != 0.0;
+	}
+	if (nonzero == 0)
+	{
+		tuner_fail(status, TUNER_ERR_INVALID,
+				   "at least one task weight must be nonzero");
+		return NULL;
+	}
+	b = tuner_alloc(sizeof(double) * T);
+	if (b == NULL)
+	{
+		tuner_fail(status, TUNER_ERR_NOMEM,
+				   "out of memory for the posterior of a %d-task model", T);
+		return NULL;
+	}
+	/*
+	 * Zero weights are skipped, so that a = e_t gives B[:, t], mean_t and
+	 * B[t, t] exactly, as icm_posterior_create.
+	 */
+	for (s = 0; s < T; s++)
+	{
+		b[s] = 0.0;
+		for (u = 0; u < T; u++)
+			if (weights[u] != 0.0)
+				b[s] += model->B[s + u * T] * weights[u];
+	}
+	for (s = 0; s < T; s++)
+		if (weights[s] != 0.0)
+		{
+			mean += weights[s] * model->mean[s];
+			prior_var += weights[s] * b[s];
+		}
+	p = posterior_build(model, -1, b, mean, prior_var, status);
+	tuner_free(b);
+	return p;
 }
 
 /* Free what icm_posterior_create allocated (not the model). */

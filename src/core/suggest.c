@@ -61,6 +61,13 @@ validate_icm_input(const SuggestInput *in, TunerStatus *status)
 							  "auxiliary metric %d of trial %d is infinite",
 							  (int)(i % in->n_aux) + 1,
 							  (int)(i / in->n_aux) + 1);
+	if (in->aux_weights != NULL)
+		for (i = 0; i < (size_t)in->n_aux; i++)
+			if (!isfinite(in->aux_weights[i]))
+				return tuner_fail(status, TUNER_ERR_INVALID,
+								  "the joint weight of auxiliary metric %d is "
+								  "NaN or infinite",
+								  (int)i + 1);
 	if (in->icm_rank < 0)
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "the ICM rank must not be negative (got %d)",

@@ -100,6 +100,22 @@ typedef struct SuggestInput
 								 * may be in several, or in none) */
 	const int *cluster_metric;  /* n_clusters: column of y_aux that cluster
 								 * c models with the objective */
+
+	/*
+	 * ICM only: optimise the auxiliary metrics jointly with the objective.
+	 * n_aux signed weights, or NULL = the objective alone.  The acquisition
+	 * then maximises log EI of g = y_0 + sum_j aux_weights[j] y_j in
+	 * standardised units (each metric as the model standardised it; y_0
+	 * minimised), so a weight > 0 asks for a lower metric, < 0 for a
+	 * higher one, 0 leaves the metric out of g (it still informs the
+	 * model), as do metrics the model left out.  The incumbent is the
+	 * lowest g over the trials that reported every metric in g (and the
+	 * running trials, fantasised); with none, the lowest posterior mean of
+	 * g at the observed trials.  predicted_mean and predicted_sd stay the
+	 * objective's, log_ei is g's.  When no metric with a nonzero weight is
+	 * modelled, the step is exactly the one without weights.
+	 */
+	const double *aux_weights;
 } SuggestInput;
 
 typedef enum SuggestSource
@@ -117,11 +133,12 @@ typedef struct SuggestResult
 
 	/*
 	 * Only when source == SUGGEST_MODEL, in the y units given; for ICM, of
-	 * the objective task.
+	 * the objective task (also with aux_weights).
 	 */
 	double predicted_mean;
 	double predicted_sd;
-	double log_ei; /* log expected improvement, standardised units */
+	double log_ei; /* log expected improvement, standardised units; with
+					* aux_weights, of the joint target g */
 
 	/*
 	 * What the fit learned (normalised coordinates), for the model table;

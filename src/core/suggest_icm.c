@@ -16,6 +16,12 @@
  *	  A metric with fewer than two values or no spread says nothing a
  *	  correlation could use and would make its task's fit degenerate: it is
  *	  left out.  With no metric left the step is exactly SUGGEST_ALG_GP_EI.
+ *
+ *	  Joint optimisation (aux_weights, suggest.h): the acquisition works on
+ *	  g = sum_t a_t f_t, a_0 = 1 and a_t the signed weight of the auxiliary
+ *	  metric modelled as task t, which under ICM is exactly Gaussian
+ *	  (icm_posterior_create_weighted); the fit and the believer are the
+ *	  same as without it.
  */
 #include <math.h>
 #include <string.h>
@@ -236,6 +242,116 @@ believer_model(const SuggestInput *in, const IcmModel *fitted, IcmModel **out,
 	return rc;
 }
 
+/*
+ * The weights a of the joint target over the T tasks of layout: a_0 = 1,
+ * a_t the weight of the auxiliary metric modelled as task t, 0 for the
+ * others.  Returns 0 when no modelled metric has a nonzero weight (g is
+ * the objective).
+ */
+static int
+joint_weights(const SuggestInput *in, const TaskLayout *layout, double *a)
+{
+	int any = 0;
+	int j, t;
+
+	for (t = 0; t < layout->T; t++)
+		a[t] = 0.0;
+	a[0] = 1.0;
+	if (in->aux_weights == NULL)
+		return 0;
+	for (j = 0; j < in->n_aux; j++)
+	{
+		t = layout->task_of[1 + j];
+		if (t >= 0 && in->aux_weights[j] != 0.0)
+		{
+			a[t] = in->aux_weights[j];
+			any = 1;
+		}
+	}
+	return any;
+}
+
+/*
+ * g = a^T y (standardised) at row i of model, or NaN when a task of g was
+ * not observed there.
+ */
+static double
+joint_value(const IcmModel *model, const double *a, int i)
+{
+	double g = 0.0;
+	int t;
+
+	for (t = 0; t < model->T; t++)
+		if (a[t] != 0.0)
+		{
+			double y = model->y[(size_t)i * model->T + t];
+
+			if (isnan(y))
+				return NAN;
+			g += a[t] * y;
+		}
+	return g;
+}
+
+/*
+ * The incumbent of the joint target and the points to search around: g
+ * at this study's trials (rows 0 .. n-1) that reported every task of g,
+ * copied with their x to xg and gv (n rows room); running trials
+ * (fantasised after the transfer rows, from n_rows on) count for *best
+ * only, as for the objective.  With no such trial, the posterior mean of
+ * g at every trial instead.  Returns how many rows it filled.
+ */
+static int
+joint_incumbent(const IcmModel *model, const IcmPosterior *target,
+				const double *a, int n, int n_rows, double *xg, double *gv,
+				double *best, TunerStatus *status)
+{
+	int d = model->d;
+	int count = 0;
+	int i;
+
+	*best = HUGE_VAL;
+	for (i = 0; i < model->n; i++)
+	{
+		double g;
+
+		if (i >= n && i < n_rows)
+			continue;
+		g = joint_value(model, a, i);
+		if (isnan(g))
+			continue;
+		*best = fmin(*best, g);
+		if (i < n)
+		{
+			memcpy(xg + (size_t)count * d, model->x + (size_t)i * d,
+				   sizeof(double) * d);
+			gv[count++] = g;
+		}
+	}
+	if (count > 0)
+		return count;
+	{
+		double *sd = tuner_alloc(sizeof(double) * n);
+
+		if (sd == NULL)
+		{
+			tuner_fail(status, TUNER_ERR_NOMEM,
+					   "out of memory suggesting a trial");
+			return -1;
+		}
+		memcpy(xg, model->x, sizeof(double) * n * d);
+		if (icm_posterior_predict(target, xg, n, gv, sd, status) != TUNER_OK)
+		{
+			tuner_free(sd);
+			return -1;
+		}
+		tuner_free(sd);
+		for (i = 0; i < n; i++)
+			*best = fmin(*best, gv[i]);
+	}
+	return n;
+}
+
 /* The ICM model step; see suggest_internal.h. */
 TunerErrorCode
 suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
@@ -247,7 +363,9 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 	TaskLayout layout;
 	double *x = NULL, *y = NULL, *y0 = NULL;
 	IcmModel *warm = NULL, *fitted = NULL, *model = NULL;
-	IcmPosterior *objective = NULL;
+	IcmPosterior *objective = NULL, *target = NULL;
+	double *a = NULL, *xg = NULL, *gv = NULL;
+	int joint = 0;
 	IcmFitOptions fit_options;
 	Posterior post;
 	struct timespec fit_start;
@@ -270,7 +388,8 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 	x = tuner_alloc(sizeof(double) * n_rows * d);
 	y = tuner_alloc(sizeof(double) * n_rows * T);
 	y0 = tuner_alloc(sizeof(double) * n);
-	if (!x || !y || !y0)
+	a = tuner_alloc(sizeof(double) * T);
+	if (!x || !y || !y0 || !a)
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
 						"out of memory suggesting a trial");
@@ -347,18 +466,61 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		rc = status != NULL ? status->code : TUNER_ERR_NOMEM;
 		goto done;
 	}
-	/* the incumbent among this study's trials (rows 0 .. n-1) and the
-	 * pending ones fantasised after the transfer rows */
-	best = y0[0];
-	for (i = 1; i < model->n; i++)
-		if (i < n || i >= n_rows)
-			best = fmin(best, model->y[(size_t)i * T]);
+	joint = joint_weights(in, &layout, a);
+	if (!joint)
+	{
+		/* the incumbent among this study's trials (rows 0 .. n-1) and the
+		 * pending ones fantasised after the transfer rows */
+		best = y0[0];
+		for (i = 1; i < model->n; i++)
+			if (i < n || i >= n_rows)
+				best = fmin(best, model->y[(size_t)i * T]);
 
-	icm_posterior_as_posterior(objective, &post);
-	rc = suggest_choose(in, &post, best, x, y0, n, layout.mean[0],
-						layout.sd[0], rng, unit, out, status);
-	if (rc != TUNER_OK)
-		goto done;
+		icm_posterior_as_posterior(objective, &post);
+		rc = suggest_choose(in, &post, best, x, y0, n, layout.mean[0],
+							layout.sd[0], rng, unit, out, status);
+		if (rc != TUNER_OK)
+			goto done;
+	}
+	else
+	{
+		int n_g;
+
+		target = icm_posterior_create_weighted(model, a, status);
+		xg = tuner_alloc(sizeof(double) * n * d);
+		gv = tuner_alloc(sizeof(double) * n);
+		if (target == NULL || xg == NULL || gv == NULL)
+		{
+			rc = target == NULL && status != NULL
+					 ? status->code
+					 : tuner_fail(status, TUNER_ERR_NOMEM,
+								  "out of memory suggesting a trial");
+			goto done;
+		}
+		n_g = joint_incumbent(model, target, a, n, n_rows, xg, gv, &best,
+							  status);
+		if (n_g < 0)
+		{
+			rc = status != NULL ? status->code : TUNER_ERR_NOMEM;
+			goto done;
+		}
+		icm_posterior_as_posterior(target, &post);
+		rc = suggest_choose(in, &post, best, xg, gv, n_g, layout.mean[0],
+							layout.sd[0], rng, unit, out, status);
+		if (rc != TUNER_OK)
+			goto done;
+		/* the prediction reported is the objective's, log EI g's */
+		if (out->source == SUGGEST_MODEL)
+		{
+			double mu, sd;
+
+			rc = icm_posterior_predict(objective, unit, 1, &mu, &sd, status);
+			if (rc != TUNER_OK)
+				goto done;
+			out->predicted_mean = layout.mean[0] + mu * layout.sd[0];
+			out->predicted_sd = sd * layout.sd[0];
+		}
+	}
 
 	if (out->lengthscales != NULL)
 		memcpy(out->lengthscales, fitted->lengthscales, sizeof(double) * d);
@@ -374,6 +536,10 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 
 done:
 	icm_posterior_free(objective);
+	icm_posterior_free(target);
+	tuner_free(a);
+	tuner_free(xg);
+	tuner_free(gv);
 	if (model != fitted && model != out->icm)
 		icm_model_free(model);
 	icm_model_free(fitted);

@@ -268,6 +268,30 @@ read_transfer_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 }
 
 /*
+ * The joint target's weights (argument 28): one signed weight per
+ * auxiliary metric (column of y_aux), 0 = not in the target.  Read only
+ * when there are auxiliary metrics; NULL = the objective alone.
+ */
+static void
+read_joint_weights(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	int n;
+
+	if (PG_NARGS() <= 28 || PG_ARGISNULL(28) || input->n_aux == 0)
+		return;
+	input->aux_weights =
+		tuner_array_vector(PG_GETARG_ARRAYTYPE_P(28), "aux_weights", &n);
+	if (n != input->n_aux)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("aux_weights must have one element per auxiliary "
+						"metric"),
+				 errdetail("aux_weights has %d elements but y_aux has %d "
+						   "columns.",
+						   n, input->n_aux)));
+}
+
+/*
  * The clusters of clustered ICM (arguments 26 and 27): cluster_members
  * (n_clusters x d, 1 = member) and cluster_metric (0-based columns of
  * y_aux).  The core checks their values.
@@ -418,7 +442,7 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		icm_rank int, warm_task_loadings float8[], warm_task_variance
  *		float8[], warm_task_noise float8[], warm_task_mean float8[],
  *		x_transfer float8[], y_transfer float8[], cluster_members int[],
- *		cluster_metric int[])
+ *		cluster_metric int[], aux_weights float8[])
  * returns (config float8[], source text, predicted_mean, predicted_sd,
  *		acquisition, lengthscales float8[], outputscale, noise,
  *		log_likelihood, mean, fit_ms, tasks_used int[], rank, kronecker,
@@ -429,8 +453,10 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		cluster_log_likelihood, cluster_kronecker, cluster_rank).
  * Configurations are native values,
  * objective values are minimised; y_aux is n_observed x n_aux with NULL
- * where a trial did not report a metric.  The task_* outputs are NULL
- * unless an ICM model chose the point.
+ * where a trial did not report a metric; aux_weights (icm only, one per
+ * column of y_aux) makes the acquisition optimise the joint target (see
+ * SuggestInput.aux_weights).  The task_* outputs are NULL unless an ICM
+ * model chose the point.
  */
 Datum
 tuner_suggest_point(PG_FUNCTION_ARGS)
@@ -533,6 +559,7 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 	{
 		read_icm_inputs(fcinfo, &input);
 		read_transfer_inputs(fcinfo, &input);
+		read_joint_weights(fcinfo, &input);
 	}
 	else if (input.algorithm == SUGGEST_ALG_CLUSTERED_ICM)
 	{

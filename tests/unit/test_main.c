@@ -34,6 +34,7 @@ main(int argc, char **argv)
 		{"transfer", test_transfer},
 		{"clustered", test_clustered_suggest},
 		{"icm_units", test_icm_units},
+		{"icm_joint", test_icm_joint},
 	};
 	size_t		i;
 

@@ -51,5 +51,6 @@ void		test_clusters(void);
 void		test_transfer(void);
 void		test_clustered_suggest(void);
 void		test_icm_units(void);
+void		test_icm_joint(void);
 
 #endif
