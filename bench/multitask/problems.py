@@ -343,6 +343,9 @@ def _check():
                   % (c.name, ",".join(c.params)[:36], v.min(), v.max(), corr, c.noise))
         # The transfer source problem (drivers.source_problem) is related:
         # its objective is strongly correlated with this one's.
+        import os
+        import sys
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # bench/, for drivers
         import drivers
         src = drivers.source_problem(prob)
         fs, _ = src.true_values(X)
