@@ -319,6 +319,32 @@ def cluster_section(prob, runs, sums, method_names, ks, log):
     return verdicts
 
 
+def log_transfer_correlation(prob, rs, method, k, log):
+    """What the transfer models learned: the correlation of the objective
+    task with the source study's objective task (the last task), in the
+    model that chose evaluation k and in the last model of each run."""
+    def corr(m):
+        T = len(m["tasks"])
+        C = _matrix(m.get("task_correlation"), T)
+        return None if C is None else float(C[0, T - 1])
+    at_k, last = [], []
+    for r in rs:
+        ms = [m for m in r["models"] if m.get("kind") == "icm" and m.get("tasks")]
+        before = [m for m in ms if m["n"] <= k - 1]
+        if before and corr(before[-1]) is not None:
+            at_k.append(corr(before[-1]))
+        if ms and corr(ms[-1]) is not None:
+            last.append(corr(ms[-1]))
+    if not last:
+        return
+    log("")
+    log("%s: learned correlation of the objective with the source objective, median [min, max] over runs "
+        "(negative in how many): in the model that chose evaluation %d %s (%d of %d), in the last model %s (%d of %d)"
+        % (method, k, "%+.2f [%+.2f, %+.2f]" % (np.median(at_k), np.min(at_k), np.max(at_k)) if at_k else "-",
+           sum(v < 0 for v in at_k), len(at_k),
+           "%+.2f [%+.2f, %+.2f]" % (np.median(last), np.min(last), np.max(last)), sum(v < 0 for v in last), len(last)))
+
+
 def transfer_section(prob, runs, sums, method_names, ks, a, log):
     """Issue 4's transfer target: median best@10 of a study with
     transfer_from better than the same algorithm started cold, with the
@@ -345,6 +371,7 @@ def transfer_section(prob, runs, sums, method_names, ks, a, log):
                 sums[tm][k]["median"] != sums[c][k]["median"]
             ok = ok and better
             parts.append("vs %s %s (transfer wins %d of %d seeds)" % (c, fmt(sums[c][k]["median"]), wins, len(seeds)))
+        log_transfer_correlation(prob, [r for r in runs if r["problem"] == prob.name and r["method"] == tm], tm, k, log)
         verdicts.append({"target": "%s: %s beats %s started cold at %d evaluations (median best@%d)"
                                    % (prob.name, tm, base, k, k),
                          "pass": bool(ok),
