@@ -37,30 +37,56 @@ def task_functions(d, T, seed):
     return [f0] + [aux(g) for g in others]
 
 
+def clustered_task_functions(d, T, seed):
+    """T smooth functions on the unit cube with known clusters: T - 1
+    components, component k a smooth random function (bench/latency.py's)
+    of its own block of parameters, consecutive blocks sharing one
+    parameter, the last parameter in no block; the objective is their sum.
+    Returns (functions, blocks as lists of column indices)."""
+    k = T - 1
+    total = d - 1 + k - 1                        # block sizes summed (k - 1 shared parameters)
+    sizes = [total // k + (1 if i < total % k else 0) for i in range(k)]   # d = 10, T = 4: 4, 4, 3
+    blocks, start = [], 0
+    for sz in sizes:
+        blocks.append(list(range(start, start + sz)))
+        start += sz - 1
+    gs = [smooth_objective(len(b), seed + 1000 * (i + 1)) for i, b in enumerate(blocks)]
+
+    def comp(g, b):
+        return lambda X: g(np.atleast_2d(X)[:, b])
+    comps = [comp(g, b) for g, b in zip(gs, blocks)]
+    return [lambda X: sum(c(X) for c in comps)] + comps, blocks
+
+
 def warm_model(cur, study):
-    """Give the study the model row of a previous fit, as after its first
+    """Give the study the model row(s) of a previous fit, as after its first
     model-based suggestion (bench/loader.py does the same for the GP): one
-    committed suggest_next, its model row detached from its trial, the
-    trial deleted.  Returns that model row (jsonb of every column)."""
+    committed suggest_next, its model rows (one, or one per cluster under
+    clustered-icm) detached from its trial, the trial deleted.  Returns the
+    first model row (jsonb of every column)."""
     cur.execute("SELECT tuner.suggest_next(%s)", (study,))
     trial = cur.fetchone()[0]["trial"]
     cur.execute("""UPDATE tuner.model m SET trial_id = NULL WHERE trial_id = %s
                    RETURNING row_to_json(m)""", (trial,))
     rows = cur.fetchall()
-    if len(rows) != 1:
+    if len(rows) < 1:
+        raise RuntimeError("the warm-up suggestion of %s stored no model row" % study)
+    if len(rows) > 1 and any(r[0]["kind"] != "cluster" for r in rows):
         raise RuntimeError("the warm-up suggestion of %s stored %d model rows, expected 1"
                            % (study, len(rows)))
     cur.execute("DELETE FROM tuner.trial WHERE id = %s", (trial,))
-    return rows[0][0]
+    return dict(rows[0][0], rows=len(rows))
 
 
 def load_multitask_history(conn, d, n, X, fs, algorithm="icm", options=None, warm=True,
-                           n_initial=5, seed=1):
+                           n_initial=5, seed=1, clusters=None):
     """
     A study of d float parameters in [0, 1] with n complete trials at the
     rows of X: objective fs[0](X), and auxiliary metrics aux1..aux{T-1}
     with values fs[k](X), declared with tuner.add_metric; algorithm set with
-    tuner.set_algorithm.  Returns (name, Y as n x T read back, warm model row).
+    tuner.set_algorithm; clusters (lists of column indices, one per
+    auxiliary metric) are set with tuner.set_cluster before.  Returns
+    (name, Y as n x T read back, warm model row).
     """
     X = np.asarray(X, dtype=float)
     name, Xb, y0 = loader.load_history(conn, d, n, X, fs[0], n_initial=n_initial, seed=seed,
@@ -78,6 +104,8 @@ def load_multitask_history(conn, d, n, X, fs, algorithm="icm", options=None, war
                  WHERE s.name = %s""", ([float(v) for v in fs[k](Xb)], m, name))
             if cur.rowcount != n:
                 raise RuntimeError("inserted %d observations of %s, expected %d" % (cur.rowcount, m, n))
+        for m, b in zip(aux, clusters or []):
+            cur.execute("SELECT tuner.set_cluster(%s, %s, %s::text[])", (name, m, ["x%d" % j for j in b]))
         cur.execute("SELECT tuner.set_algorithm(%s, %s, %s::jsonb)",
                     (name, algorithm, json.dumps(options or {})))
         model = warm_model(cur, name) if warm else None
@@ -110,8 +138,13 @@ def timed_suggestions(conn, study, reps):
             c1 = backend_cpu_ns(pid)
             cur.execute("""SELECT t.source, m.kind, m.fit_ms, m.kronecker
                              FROM tuner.trial t LEFT JOIN tuner.model m ON m.trial_id = t.id
-                            WHERE t.id = %s""", (r["trial"],))
-            source, kind, fit_ms, kron = cur.fetchone()
+                            WHERE t.id = %s ORDER BY m.id""", (r["trial"],))
+            mrows = cur.fetchall()
+            # clustered-icm: one row per cluster, each with the step's fit_ms.
+            source, kind, fit_ms, kron = mrows[0]
+            if len(mrows) > 1:
+                kind = "%s x%d" % (kind, len(mrows))
+                kron = all(m[3] for m in mrows)
             cur.execute("ROLLBACK")
             if source != "model":
                 raise RuntimeError("suggest_next on %s came from %r, not the model" % (study, source))
@@ -123,8 +156,11 @@ def timed_suggestions(conn, study, reps):
     return times, (cpu if len(cpu) == len(times) else None), fits, r
 
 
-def latency(conn, n, d, T, reps, icm_options, log):
-    """Warm suggest_next latency: ICM (T tasks) and GP-EI on the same points."""
+def latency(conn, n, d, T, reps, icm_options, log, clustered=True):
+    """Warm suggest_next latency: ICM (T tasks) and GP-EI on the same points;
+    with clustered, also ICM and clustered-icm (the true clusters set) on a
+    history whose components each depend on a block of the parameters
+    (clustered_task_functions)."""
     rng = np.random.default_rng(d * 7919 + n)
     X = rng.uniform(size=(n, d))
     fs = task_functions(d, T, seed=1000 * d + n)
@@ -145,6 +181,18 @@ def latency(conn, n, d, T, reps, icm_options, log):
                  "cpu": summarize(cpu) if cpu else None, "fits": fits, "warm_model": icm_model,
                  "last": last,
                  "task_correlation_data": np.corrcoef(Y.T).tolist()})
+    if clustered:
+        # clustered-icm with the true clusters, on components that each
+        # depend on their own block of parameters; icm on the same history.
+        cfs, blocks = clustered_task_functions(d, T, seed=1000 * d + n + 7)
+        for alg in ("icm", "clustered-icm"):
+            name, _, Y, model = load_multitask_history(conn, d, n, X, cfs, alg, icm_options,
+                                                       clusters=blocks if alg == "clustered-icm" else None)
+            t, cpu, fits, last = timed_suggestions(conn, name, reps)
+            rows.append({"method": "%s (clustered history)" % alg, "n": n, "d": d, "T": T, "study": name,
+                         "wall": summarize(t), "cpu": summarize(cpu) if cpu else None, "fits": fits,
+                         "warm_model": model, "last": last, "clusters": [["x%d" % j for j in b] for b in blocks],
+                         "task_correlation_data": np.corrcoef(Y.T).tolist()})
     return rows
 
 

@@ -104,6 +104,23 @@ class Problem:
     def best_of(self, values):
         return max(values) if self.direction == "maximize" else min(values)
 
+    def related(self, scale, offset, shift):
+        """The same system "on other hardware", for transfer: the same
+        parameters (names, kinds, bounds) and components, but every
+        component evaluated at u - shift (clipped to [0, 1]), which moves
+        each interior optimum by +shift in u, and the objective
+        scale * (this objective) + offset, with the same noise levels."""
+        comps = [Component(c.name, c.unit, c.params,
+                           (lambda fn: lambda u: fn({k: np.clip(v - shift, 0.0, 1.0) for k, v in u.items()}))(c.fn),
+                           c.noise, "%s at u - %g" % (c.formula, shift))
+                 for c in self.components]
+        combine = self.combine
+        return Problem("%s-related" % self.name, "%s, related: objective x %g %+g, optimum shifted by %+g in u"
+                       % (self.title, scale, offset, shift), self.direction, self.objective,
+                       self.objective_unit, self.params, comps,
+                       lambda c: scale * combine(c) + offset, self.objective_noise,
+                       "%g (%s) %+g" % (scale, self.objective_formula, offset))
+
     # -- evaluation ----------------------------------------------------------
 
     def _units(self, X):
@@ -324,6 +341,19 @@ def _check():
             corr = np.corrcoef(v, f)[0, 1]
             print("  %-18s %-36s range %.4g..%.4g  corr with objective %+.2f  noise %g"
                   % (c.name, ",".join(c.params)[:36], v.min(), v.max(), corr, c.noise))
+        # The transfer source problem (drivers.source_problem) is related:
+        # its objective is strongly correlated with this one's.
+        import os
+        import sys
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # bench/, for drivers
+        import drivers
+        src = drivers.source_problem(prob)
+        fs, _ = src.true_values(X)
+        xs, fso = src.optimum(n_random=40000)
+        print("  transfer source: %s; corr with the objective over uniform points %+.3f, "
+              "its optimum %.5g, this objective there %.5g (%.1f%% of the gap median -> optimum)"
+              % (src.title, np.corrcoef(fs, f)[0, 1], fso, prob.true_values(xs[None, :])[0][0],
+                 100 * (prob.true_values(xs[None, :])[0][0] - q[2]) / (fo - q[2])))
     print("problems ok")
 
 

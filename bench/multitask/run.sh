@@ -9,6 +9,12 @@
 # with pg_virtualenv; with them it uses that server.  Options go to
 # bench/multitask/mt_bench.py (--quick, --problems, --methods, --seeds,
 # --budget, --n-initial, --help ...).
+#
+# PG_VIRTUALENV_OPTS: extra pg_virtualenv options (word-split), e.g. to load
+# a build installed into a private DESTDIR instead of the system:
+#   D=/tmp/tuner-dest; make install DESTDIR=$D
+#   PG_VIRTUALENV_OPTS="-o extension_destdir=$D -o dynamic_library_path=$D/usr/lib/postgresql/15/lib:/usr/lib/postgresql/15/lib" \
+#     bash bench/multitask/run.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # Everything single-threaded, like the extension (openblas_set_num_threads(1)).
@@ -20,4 +26,5 @@ done
 if [ -n "${PGHOST:-}${PGPORT:-}" ]; then
 	exec "$py" "$here/mt_bench.py" "$@"
 fi
-exec pg_virtualenv -t "$py" "$here/mt_bench.py" "$@"
+# shellcheck disable=SC2086
+exec pg_virtualenv -t ${PG_VIRTUALENV_OPTS:-} "$py" "$here/mt_bench.py" "$@"
