@@ -105,6 +105,19 @@ SELECT (tuner.suggest_next('cl') ->> 'trial') IS NOT NULL AS suggested;
 SELECT m.kind, m.tasks FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
  WHERE s.name = 'cl' ORDER BY m.id DESC LIMIT 1;
 
+-- A clustered-icm study starts with its design before any trial reported
+-- (the first two suggestions, the first still running).
+SELECT tuner.create_study('cl_new', 'y', 'minimize', '{"seed": 3}') > 0 AS created;
+SELECT tuner.add_parameter('cl_new', 'a', 'float', 0, 1);
+SELECT tuner.add_parameter('cl_new', 'b', 'float', 0, 1);
+SELECT tuner.add_metric('cl_new', 'm') > 0 AS declared;
+SELECT tuner.set_cluster('cl_new', 'm', ARRAY['a']);
+SELECT tuner.set_algorithm('cl_new', 'clustered-icm');
+SELECT (tuner.suggest_next('cl_new') ->> 'trial') IS NOT NULL AS first,
+       (tuner.suggest_next('cl_new') ->> 'trial') IS NOT NULL AS second;
+SELECT number, source, state FROM tuner.trials WHERE study = 'cl_new' ORDER BY number;
+SELECT tuner.drop_study('cl_new');
+
 -- Errors.
 SELECT tuner.set_cluster('nope', 'lat', ARRAY['a']);
 SELECT tuner.set_cluster('cl', NULL, ARRAY['a']);

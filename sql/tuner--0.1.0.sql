@@ -1871,6 +1871,10 @@ BEGIN
 		   pg_catalog.count(*) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS n_observed
 	  INTO h
 	  FROM native n;
+	-- No trial has reported yet: nothing to cluster, the design comes first.
+	IF v_algorithm = 'clustered-icm' AND h.y_aux IS NULL THEN
+		v_algorithm := 'gp-ei';
+	END IF;
 
 	-- Warm start from the last fit of the same model over the same tasks.
 	v_tasks := ARRAY[s.objective] || v_aux_names;
@@ -1881,7 +1885,8 @@ BEGIN
 		   m.task_variance, m.task_noise, m.task_mean INTO w
 	  FROM tuner.model m
 	 WHERE m.study_id = s.id
-	   AND m.kind = CASE WHEN v_icm THEN 'icm' ELSE 'gp' END
+	   -- clustered-icm refits its clusters every step (no warm start)
+	   AND m.kind = CASE v_algorithm WHEN 'icm' THEN 'icm' WHEN 'gp-ei' THEN 'gp' END
 	   AND (NOT v_icm OR m.tasks = v_tasks)
 	 ORDER BY m.id DESC LIMIT 1;
 
