@@ -86,12 +86,14 @@ def table_row(f, label, source, state, params, metrics, ratio, best, secs, error
     return row
 
 
-def run_study(conn, name, seed, trials, runner, timeout_s, n_initial):
+def run_study(conn, name, seed, trials, runner, timeout_s, n_initial, algorithm="gp-ei"):
     q(conn, "SELECT tuner.drop_study(name) FROM tuner.study WHERE name = %s", (name,))
     settings = {"seed": seed, "runner": runner}
     if n_initial:
         settings["n_initial"] = n_initial
     q(conn, "SELECT tuner.create_study(%s, preset => 'rocksdb', settings => %s)", (name, json.dumps(settings)))
+    # clustered-icm uses the preset's clusters (tuner.clusters)
+    q(conn, "SELECT tuner.set_algorithm(%s, %s)", (name, algorithm))
     # The model takes over once n_initial trials are complete (the default
     # trial counts): the study's setting (the preset sets one), else
     # clamp(d + 1, 4, 10).
@@ -105,7 +107,7 @@ def run_study(conn, name, seed, trials, runner, timeout_s, n_initial):
     started = q(conn, "SELECT tuner.run(%s, %s)", (name, trials))[0][0]
     if started != 1:
         raise RuntimeError("tuner.run started %s workers, expected 1" % started)
-    log("study %s (seed %d): %d trials" % (name, seed, trials))
+    log("study %s (seed %d, %s): %d trials" % (name, seed, algorithm, trials))
     f, head = table_header()
     log(head)
     shown, best, t0 = 0, None, time.time()
@@ -142,7 +144,7 @@ def run_study(conn, name, seed, trials, runner, timeout_s, n_initial):
         (best_row and best_row["number"], fmt(best_row and best_row["ratio_to_default"]),
          json.dumps(sources), time.time() - t0))
     log()
-    return {"name": name, "seed": seed, "trials": rows, "best": best_row and
+    return {"name": name, "seed": seed, "algorithm": algorithm, "trials": rows, "best": best_row and
             {"number": best_row["number"], "params": best_row["params"],
              "ratio_to_default": best_row["ratio_to_default"]},
             "seconds": time.time() - t0}
@@ -332,7 +334,10 @@ def verdicts(re, target, frac):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--studies", type=int, help="GP-EI studies (default 3; seeds seed-base..)")
+    ap.add_argument("--studies", type=int, help="studies per algorithm (default 3; seeds seed-base..)")
+    ap.add_argument("--algorithms", default="gp-ei",
+                    help="comma-separated tuner algorithms, each run --studies times (default gp-ei; "
+                         "e.g. gp-ei,clustered-icm for issue 4's comparison)")
     ap.add_argument("--trials", type=int, help="trials per study (default 10)")
     ap.add_argument("--random", type=int, help="random-search configurations (default 60)")
     ap.add_argument("--duration", type=int, help="seconds per db_bench run (default 30)")
@@ -387,12 +392,15 @@ def main():
         (a.studies, a.trials, a.n_initial or "preset default", a.random, a.remeasure, json.dumps(runner_settings)))
     log()
 
-    # 1. GP-EI studies, one at a time.
+    # 1. The studies, one at a time (gp-ei keeps its old names).
     studies = []
-    for i in range(a.studies):
-        seed = a.seed_base + i
-        studies.append(run_study(conn, "rocksdb_bench_s%d" % seed, seed, a.trials, runner_settings, 600,
-                                 a.n_initial))
+    for alg in a.algorithms.split(","):
+        for i in range(a.studies):
+            seed = a.seed_base + i
+            name = "rocksdb_bench_s%d" % seed if alg == "gp-ei" else \
+                "rocksdb_bench_%s_s%d" % (alg.replace("-", "_"), seed)
+            studies.append(run_study(conn, name, seed, a.trials, runner_settings, 600,
+                                     a.n_initial, alg))
     out["studies"] = studies
 
     # The space and the exact runner settings, as the studies have them.
@@ -416,7 +424,8 @@ def main():
 
     # 3. Re-measurement and verdicts.
     cands = [("default", {}, None)]
-    cands += [("study s%d" % s["seed"], s["best"]["params"], s["best"]["ratio_to_default"])
+    cands += [("study s%d" % s["seed"] if s["algorithm"] == "gp-ei" else
+               "study %s s%d" % (s["algorithm"], s["seed"]), s["best"]["params"], s["best"]["ratio_to_default"])
               for s in studies if s["best"]]
     if out["random"]["best"]:
         cands.append(("random best", out["random"]["best"]["params"], out["random"]["best"]["ratio_to_default"]))
