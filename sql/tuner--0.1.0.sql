@@ -757,6 +757,33 @@ BEGIN
 END;
 $$;
 
+-- The checks every model jsonb passes first: not NULL, an object, and the
+-- Matern-5/2 kernel if it names one; fitter names the function that
+-- returns such models.
+CREATE FUNCTION tuner._check_model_object(model jsonb, fitter text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+BEGIN
+	IF model IS NULL THEN
+		RAISE EXCEPTION 'model must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = pg_catalog.format('%s returns a model; see README.md for its keys.', fitter);
+	END IF;
+	IF pg_catalog.jsonb_typeof(model) <> 'object' THEN
+		RAISE EXCEPTION 'model must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(model)),
+				  HINT = pg_catalog.format('%s returns a model; see README.md for its keys.', fitter);
+	END IF;
+	IF model ? 'kernel' AND model -> 'kernel' IS DISTINCT FROM '"matern52"'::jsonb THEN
+		RAISE EXCEPTION 'unsupported kernel %', model -> 'kernel'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The only kernel is "matern52".';
+	END IF;
+END;
+$$;
+
 -- The arrays and hyperparameters of a model jsonb, with its errors.
 CREATE FUNCTION tuner._model_arrays(model jsonb,
 									OUT x float8[], OUT y float8[],
@@ -768,18 +795,7 @@ AS $$
 DECLARE
 	k text;
 BEGIN
-	PERFORM tuner._not_null(model, 'model');
-	IF pg_catalog.jsonb_typeof(model) <> 'object' THEN
-		RAISE EXCEPTION 'model must be a JSON object'
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(model)),
-				  HINT = 'tuner.gp_fit() returns a model; see README.md for its keys.';
-	END IF;
-	IF model ? 'kernel' AND model -> 'kernel' IS DISTINCT FROM '"matern52"'::jsonb THEN
-		RAISE EXCEPTION 'unsupported kernel %', model -> 'kernel'
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'The only kernel is "matern52".';
-	END IF;
+	PERFORM tuner._check_model_object(model, 'tuner.gp_fit()');
 	FOREACH k IN ARRAY ARRAY['lengthscales', 'outputscale', 'noise', 'mean', 'x', 'y']
 	LOOP
 		IF NOT model ? k THEN
@@ -2276,22 +2292,7 @@ AS $$
 DECLARE
 	k text;
 BEGIN
-	IF model IS NULL THEN
-		RAISE EXCEPTION 'model must not be NULL'
-			USING ERRCODE = 'null_value_not_allowed',
-				  HINT = 'tuner.icm_fit() returns a model; see README.md for its keys.';
-	END IF;
-	IF pg_catalog.jsonb_typeof(model) <> 'object' THEN
-		RAISE EXCEPTION 'model must be a JSON object'
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(model)),
-				  HINT = 'tuner.icm_fit() returns a model; see README.md for its keys.';
-	END IF;
-	IF model ? 'kernel' AND model -> 'kernel' IS DISTINCT FROM '"matern52"'::jsonb THEN
-		RAISE EXCEPTION 'unsupported kernel %', model -> 'kernel'
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'The only kernel is "matern52".';
-	END IF;
+	PERFORM tuner._check_model_object(model, 'tuner.icm_fit()');
 	IF model ? 'model' AND model -> 'model' IS DISTINCT FROM '"icm"'::jsonb THEN
 		RAISE EXCEPTION 'model % is not a multi-task (ICM) model', model -> 'model'
 			USING ERRCODE = 'invalid_parameter_value',
