@@ -93,6 +93,7 @@ SELECT number, source FROM tuner.trials WHERE study = 'cl' AND number > 40 ORDER
 SELECT m.kind, m.n, m.cluster_metric, m.parameters, m.tasks, m.rank,
        array_length(m.lengthscales, 1) AS lengthscales,
        array_dims(m.task_covariance) AS covariance,
+       array_dims(m.task_loadings) AS loadings,
        m.fit_ms > 0 AS timed
   FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
  WHERE s.name = 'cl' ORDER BY m.id;

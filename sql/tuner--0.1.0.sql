@@ -374,6 +374,13 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 cluster_members int[] DEFAULT NULL,
 									 cluster_metric int[] DEFAULT NULL,
 									 aux_weights float8[] DEFAULT NULL,
+									 warm_cluster_tasks int[] DEFAULT NULL,
+									 warm_cluster_rank int[] DEFAULT NULL,
+									 warm_cluster_lengthscales float8[] DEFAULT NULL,
+									 warm_cluster_loadings float8[] DEFAULT NULL,
+									 warm_cluster_variance float8[] DEFAULT NULL,
+									 warm_cluster_noise float8[] DEFAULT NULL,
+									 warm_cluster_mean float8[] DEFAULT NULL,
 									 OUT config float8[], OUT source text,
 									 OUT predicted_mean float8,
 									 OUT predicted_sd float8,
@@ -401,7 +408,9 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 OUT cluster_task_mean float8[],
 									 OUT cluster_log_likelihood float8[],
 									 OUT cluster_kronecker int[],
-									 OUT cluster_rank int[])
+									 OUT cluster_rank int[],
+									 OUT cluster_task_loadings float8[],
+									 OUT cluster_task_variance float8[])
 RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_suggest_point'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -1758,6 +1767,15 @@ DECLARE
 	v_joint float8;
 	v_aux_weights float8[];
 	c int;
+	wm tuner.model;
+	v_wc_trial bigint;
+	v_wc_tasks int[] := '{}';
+	v_wc_rank int[] := '{}';
+	v_wc_ls float8[] := '{}';
+	v_wc_w float8[] := '{}';
+	v_wc_v float8[] := '{}';
+	v_wc_noise float8[] := '{}';
+	v_wc_mean float8[] := '{}';
 	p_study text := $1;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
@@ -1911,6 +1929,36 @@ BEGIN
 							CASE WHEN v_x_transfer IS NOT NULL THEN 2 END,
 							GREATEST(4, LEAST(10, d + 1)));
 
+	-- clustered-icm: each cluster starts from its fit of the previous step
+	-- (same metric, same parameters), rows padded to 2 tasks and rank 2.
+	IF v_algorithm = 'clustered-icm' THEN
+		SELECT m.trial_id INTO v_wc_trial FROM tuner.model m
+		 WHERE m.study_id = s.id AND m.kind = 'cluster'
+		 ORDER BY m.id DESC LIMIT 1;
+		FOR c IN 1 .. pg_catalog.cardinality(v_cluster_metric)
+		LOOP
+			wm := NULL;
+			SELECT * INTO wm FROM tuner.model m
+			 WHERE m.study_id = s.id AND m.kind = 'cluster'
+			   AND m.trial_id = v_wc_trial AND m.cluster_metric = v_cluster_names[c]
+			   AND m.parameters = ARRAY(SELECT sp.names[j] FROM pg_catalog.generate_series(1, d) AS j
+										 WHERE v_cluster_members[c][j] = 1 ORDER BY j)
+			 ORDER BY m.id DESC LIMIT 1;
+			v_wc_tasks := v_wc_tasks || COALESCE(pg_catalog.cardinality(wm.tasks), 0);
+			v_wc_rank := v_wc_rank || COALESCE(wm.rank, 0);
+			v_wc_ls := v_wc_ls || ARRAY[ARRAY(
+				SELECT wm.lengthscales[pg_catalog.array_position(wm.parameters, sp.names[j])]
+				  FROM pg_catalog.generate_series(1, d) AS j ORDER BY j)];
+			v_wc_w := v_wc_w || ARRAY[ARRAY(
+				SELECT u.v FROM pg_catalog.generate_series(1, 4) AS g
+				  LEFT JOIN pg_catalog.unnest(wm.task_loadings) WITH ORDINALITY AS u(v, k) ON u.k = g
+				 ORDER BY g)];
+			v_wc_v := v_wc_v || ARRAY[ARRAY[wm.task_variance[1], wm.task_variance[2]]];
+			v_wc_noise := v_wc_noise || ARRAY[ARRAY[wm.task_noise[1], wm.task_noise[2]]];
+			v_wc_mean := v_wc_mean || ARRAY[ARRAY[wm.task_mean[1], wm.task_mean[2]]];
+		END LOOP;
+	END IF;
+
 	r := tuner._suggest_point(sp.kinds, sp.lows, sp.highs, sp.log_scales, sp.n_choices,
 							  h.x_observed, h.y_observed, h.x_pending, h.x_other,
 							  v_n_initial,
@@ -1924,7 +1972,9 @@ BEGIN
 							  w.task_loadings, w.task_variance, w.task_noise,
 							  w.task_mean, v_x_transfer, v_y_transfer,
 							  v_cluster_members, v_cluster_metric,
-							  CASE WHEN h.y_aux IS NOT NULL THEN v_aux_weights END);
+							  CASE WHEN h.y_aux IS NOT NULL THEN v_aux_weights END,
+							  v_wc_tasks, v_wc_rank, v_wc_ls, v_wc_w, v_wc_v,
+							  v_wc_noise, v_wc_mean);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])
@@ -1960,7 +2010,8 @@ BEGIN
 									 tasks, rank, task_covariance,
 									 task_correlation, task_noise, task_mean,
 									 kronecker, fit_ms, parameters,
-									 cluster_metric)
+									 cluster_metric, task_loadings,
+									 task_variance)
 			SELECT s.id, v_trial, 'cluster', h.n_observed,
 				   pg_catalog.array_agg(r.cluster_lengthscales[c][j] ORDER BY j),
 				   r.cluster_task_covariance[c][1], r.cluster_task_noise[c][1],
@@ -1980,7 +2031,15 @@ BEGIN
 						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t),
 				   r.cluster_kronecker[c] = 1, r.fit_ms,
 				   pg_catalog.array_agg(sp.names[j] ORDER BY j),
-				   v_cluster_names[c]
+				   v_cluster_names[c],
+				   -- W (tasks x rank) from its row of 4, v from its row of 2
+				   (SELECT pg_catalog.array_agg(ARRAY(
+							SELECT r.cluster_task_loadings[c][(t - 1) * r.cluster_rank[c] + k]
+							  FROM pg_catalog.generate_series(1, r.cluster_rank[c]) AS k
+							 ORDER BY k) ORDER BY t)
+					  FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t),
+				   ARRAY(SELECT r.cluster_task_variance[c][t]
+						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t)
 			  FROM pg_catalog.generate_series(1, d) AS j
 			 WHERE v_cluster_members[c][j] = 1;
 		END LOOP;

@@ -116,6 +116,19 @@ typedef struct SuggestInput
 	 * modelled, the step is exactly the one without weights.
 	 */
 	const double *aux_weights;
+	/*
+	 * Clustered ICM warm start: the previous step's fit of each cluster
+	 * (standardised units), NULL = none.  Cluster c starts from it when
+	 * warm_cluster_T[c] and warm_cluster_rank[c] equal the tasks and rank
+	 * it models now and its values are valid; 0 tasks = no previous fit.
+	 */
+	const int *warm_cluster_T;               /* n_clusters */
+	const int *warm_cluster_rank;            /* n_clusters */
+	const double *warm_cluster_lengthscales; /* n_clusters * d, members only */
+	const double *warm_cluster_W;            /* n_clusters * 4: T x rank */
+	const double *warm_cluster_v;            /* n_clusters * 2 */
+	const double *warm_cluster_noise;        /* n_clusters * 2 */
+	const double *warm_cluster_mean;         /* n_clusters * 2 */
 } SuggestInput;
 
 typedef enum SuggestSource

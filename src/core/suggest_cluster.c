@@ -20,15 +20,73 @@
 #define RANKED 64
 
 /*
- * Each cluster is fitted cold (the input's warm start is for the whole
- * space), and there are several per step: fewer starts and evaluations
- * than icm_fit's defaults (3 x 200).  At d = 10 in clusters of 3, 3 and 4,
- * n = 100, this took the three fits from 660 to 360 ms; on the additive
- * test problem the best after 15 steps went from 0.43 to 0.48 (design
- * 1.08, random search 0.76).
+ * A cluster without a previous fit is fitted cold, and there are several
+ * per step: fewer starts and evaluations than icm_fit's defaults (3 x
+ * 200).  At d = 10 in clusters of 3, 3 and 4, n = 100, this took the three
+ * fits from 660 to 360 ms; on the additive test problem the best after 15
+ * steps went from 0.43 to 0.48 (design 1.08, random search 0.76).  With
+ * the previous step's fit, a cluster refines it as the single-model paths
+ * do (one start, every fourth step one other), its refinement capped like
+ * suggest_icm.c's.
  */
-#define CLUSTER_RESTARTS  2
-#define CLUSTER_MAX_EVALS 100
+#define CLUSTER_RESTARTS       2
+#define CLUSTER_MAX_EVALS      100
+#define CLUSTER_WARM_MAX_EVALS 40
+
+/*
+ * The previous fit of cluster c as a warm-start model over its m members,
+ * or NULL when there is none or it does not match (tasks, rank, values).
+ */
+static IcmModel *
+cluster_warm_model(const SuggestInput *in, int c, const int *members, int m,
+				   int T, int rank)
+{
+	IcmModel *warm;
+	TunerStatus ignored;
+	int k;
+
+	if (in->warm_cluster_T == NULL || in->warm_cluster_rank == NULL ||
+		in->warm_cluster_lengthscales == NULL || in->warm_cluster_W == NULL ||
+		in->warm_cluster_v == NULL || in->warm_cluster_noise == NULL ||
+		in->warm_cluster_mean == NULL || in->warm_cluster_T[c] != T ||
+		in->warm_cluster_rank[c] != rank)
+		return NULL;
+	for (k = 0; k < m; k++)
+	{
+		double l =
+			in->warm_cluster_lengthscales[(size_t)c * in->d + members[k]];
+
+		if (!(l > 0.0) || !isfinite(l))
+			return NULL;
+	}
+	for (k = 0; k < T * rank; k++)
+		if (!isfinite(in->warm_cluster_W[(size_t)c * 4 + k]))
+			return NULL;
+	for (k = 0; k < T; k++)
+	{
+		double v = in->warm_cluster_v[(size_t)c * 2 + k];
+		double noise = in->warm_cluster_noise[(size_t)c * 2 + k];
+
+		if (!(v > 0.0) || !isfinite(v) || !(noise > 0.0) || !isfinite(noise) ||
+			!isfinite(in->warm_cluster_mean[(size_t)c * 2 + k]))
+			return NULL;
+	}
+	/* icm_fit reads only the hyperparameters of a warm model */
+	warm = icm_model_create(1, m, T, rank, &ignored);
+	if (warm == NULL)
+		return NULL;
+	for (k = 0; k < m; k++)
+		warm->lengthscales[k] =
+			in->warm_cluster_lengthscales[(size_t)c * in->d + members[k]];
+	memcpy(warm->W, in->warm_cluster_W + (size_t)c * 4,
+		   sizeof(double) * T * rank);
+	memcpy(warm->v, in->warm_cluster_v + (size_t)c * 2, sizeof(double) * T);
+	memcpy(warm->noise, in->warm_cluster_noise + (size_t)c * 2,
+		   sizeof(double) * T);
+	memcpy(warm->mean, in->warm_cluster_mean + (size_t)c * 2,
+		   sizeof(double) * T);
+	return warm;
+}
 
 /* Free what cluster_propose allocated. */
 void
@@ -157,6 +215,7 @@ cluster_propose(const SuggestInput *in, int c, const double *x,
 	double *xs = NULL, *ys = NULL, *pending = NULL, *incumbents = NULL;
 	double *ranked = NULL, *ranked_values = NULL, *scratch = NULL;
 	double aux_mean = 0.0, aux_sd = 1.0, best;
+	IcmModel *warm = NULL;
 	IcmFitOptions fit_options;
 	AcquisitionOptions acq_options;
 	Posterior post;
@@ -194,12 +253,19 @@ cluster_propose(const SuggestInput *in, int c, const double *x,
 		}
 	cluster_data(in, p, metric, aux_mean, aux_sd, x, y0, xs, ys);
 
-	/* no warm start: the input's is for the whole space */
 	icm_fit_options_init(&fit_options);
 	fit_options.rank = suggest_icm_rank(in, p->T);
 	fit_options.seed = rng_next(rng);
 	fit_options.restarts = CLUSTER_RESTARTS;
 	fit_options.max_evals = CLUSTER_MAX_EVALS;
+	warm = cluster_warm_model(in, c, p->members, m, p->T, fit_options.rank);
+	if (warm != NULL)
+	{
+		fit_options.warm = warm;
+		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
+		fit_options.first_alternate = (n / 4) % 3;
+		fit_options.warm_max_evals = CLUSTER_WARM_MAX_EVALS;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = icm_fit(xs, ys, n, m, p->T, &fit_options, &p->fitted, status);
 	if (rc != TUNER_OK)
@@ -249,6 +315,7 @@ cluster_propose(const SuggestInput *in, int c, const double *x,
 	keep_candidates(p, sub_params, &post, best, ranked, n_ranked, scratch);
 
 done:
+	icm_model_free(warm);
 	tuner_free(sub_params);
 	tuner_free(xs);
 	tuner_free(ys);

@@ -25,7 +25,7 @@
 
 PG_FUNCTION_INFO_V1(tuner_suggest_point);
 
-#define SUGGEST_NATTS 30
+#define SUGGEST_NATTS 32
 
 /* Check that a parameter array has one element per parameter. */
 static void
@@ -329,11 +329,76 @@ read_cluster_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 }
 
 /*
- * The clusters' fits (attributes 20 .. 29): per cluster whether it set a
+ * A float8[] argument of rows x cols (NULL elements as NaN), or NULL when
+ * it is NULL or of another shape.
+ */
+static const double *
+read_optional_matrix(FunctionCallInfo fcinfo, int argno, const char *name,
+					 int rows, int cols)
+{
+	ArrayType *array;
+	const double *values;
+	int r;
+	int c;
+
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return NULL;
+	array = PG_GETARG_ARRAYTYPE_P(argno);
+	if (ARR_NDIM(array) != 2)
+		return NULL;
+	values = tuner_array_matrix_missing(array, name, &r, &c);
+	return r == rows && c == cols ? values : NULL;
+}
+
+/*
+ * The previous step's cluster fits (arguments 29 .. 35), to start each
+ * cluster's fit from; ignored unless complete and of the clusters' shape,
+ * as the single-model warm start is.
+ */
+static void
+read_cluster_warm(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	int nc = input->n_clusters;
+	int n;
+
+	if (PG_NARGS() <= 35 || PG_ARGISNULL(29) || PG_ARGISNULL(30))
+		return;
+	input->warm_cluster_T =
+		tuner_array_int4(PG_GETARG_ARRAYTYPE_P(29), "warm_cluster_tasks", &n);
+	if (n != nc)
+		goto ignore;
+	input->warm_cluster_rank =
+		tuner_array_int4(PG_GETARG_ARRAYTYPE_P(30), "warm_cluster_rank", &n);
+	if (n != nc)
+		goto ignore;
+	input->warm_cluster_lengthscales = read_optional_matrix(
+		fcinfo, 31, "warm_cluster_lengthscales", nc, input->d);
+	input->warm_cluster_W =
+		read_optional_matrix(fcinfo, 32, "warm_cluster_loadings", nc, 4);
+	input->warm_cluster_v =
+		read_optional_matrix(fcinfo, 33, "warm_cluster_variance", nc, 2);
+	input->warm_cluster_noise =
+		read_optional_matrix(fcinfo, 34, "warm_cluster_noise", nc, 2);
+	input->warm_cluster_mean =
+		read_optional_matrix(fcinfo, 35, "warm_cluster_mean", nc, 2);
+	if (input->warm_cluster_lengthscales && input->warm_cluster_W &&
+		input->warm_cluster_v && input->warm_cluster_noise &&
+		input->warm_cluster_mean)
+		return;
+ignore:
+	input->warm_cluster_T = input->warm_cluster_rank = NULL;
+	input->warm_cluster_lengthscales = input->warm_cluster_W = NULL;
+	input->warm_cluster_v = input->warm_cluster_noise = NULL;
+	input->warm_cluster_mean = NULL;
+}
+
+/*
+ * The clusters' fits (attributes 20 .. 31): per cluster whether it set a
  * parameter, its number of tasks (0: left out), lengthscales on the full
  * parameter list (NULL for non-members), the 2 x 2 task covariance and
  * correlation, the per-task noise and mean (NULL beyond its tasks), log
- * likelihood, which solve it used and its rank.
+ * likelihood, which solve it used, its rank, and its W (T x rank in a
+ * row of 4) and v.
  */
 static void
 fill_cluster_outputs(const SuggestInput *in, const SuggestResult *result,
@@ -350,6 +415,8 @@ fill_cluster_outputs(const SuggestInput *in, const SuggestResult *result,
 	double *noise = palloc(sizeof(double) * nc * 2);
 	double *mean = palloc(sizeof(double) * nc * 2);
 	double *ll = palloc(sizeof(double) * nc);
+	double *loadings = palloc(sizeof(double) * nc * 4);
+	double *variance = palloc(sizeof(double) * nc * 2);
 	double c4[4];
 	TunerStatus status;
 	int c, j, k, t;
@@ -359,7 +426,9 @@ fill_cluster_outputs(const SuggestInput *in, const SuggestResult *result,
 	for (c = 0; c < nc * 4; c++)
 		cov[c] = corr[c] = NAN;
 	for (c = 0; c < nc * 2; c++)
-		noise[c] = mean[c] = NAN;
+		noise[c] = mean[c] = variance[c] = NAN;
+	for (c = 0; c < nc * 4; c++)
+		loadings[c] = NAN;
 	for (c = 0; c < nc; c++)
 	{
 		const IcmModel *m =
@@ -389,7 +458,10 @@ fill_cluster_outputs(const SuggestInput *in, const SuggestResult *result,
 		{
 			noise[c * 2 + t] = m->noise[t];
 			mean[c * 2 + t] = m->mean[t];
+			variance[c * 2 + t] = m->v[t];
 		}
+		for (t = 0; t < m->T * m->rank; t++)
+			loadings[c * 4 + t] = m->W[t];
 	}
 	values[20] = PointerGetDatum(int4_vector(used, nc));
 	values[21] = PointerGetDatum(int4_vector(tasks, nc));
@@ -401,7 +473,9 @@ fill_cluster_outputs(const SuggestInput *in, const SuggestResult *result,
 	values[27] = PointerGetDatum(tuner_float8_array(ll, nc));
 	values[28] = PointerGetDatum(int4_vector(kron, nc));
 	values[29] = PointerGetDatum(int4_vector(rank, nc));
-	for (c = 20; c <= 29; c++)
+	values[30] = PointerGetDatum(tuner_float8_matrix(loadings, nc, 4));
+	values[31] = PointerGetDatum(tuner_float8_matrix(variance, nc, 2));
+	for (c = 20; c <= 31; c++)
 		nulls[c] = false;
 }
 
@@ -442,7 +516,10 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		icm_rank int, warm_task_loadings float8[], warm_task_variance
  *		float8[], warm_task_noise float8[], warm_task_mean float8[],
  *		x_transfer float8[], y_transfer float8[], cluster_members int[],
- *		cluster_metric int[], aux_weights float8[])
+ *		cluster_metric int[], aux_weights float8[], warm_cluster_tasks int[],
+ *		warm_cluster_rank int[], warm_cluster_lengthscales float8[],
+ *		warm_cluster_loadings float8[], warm_cluster_variance float8[],
+ *		warm_cluster_noise float8[], warm_cluster_mean float8[])
  * returns (config float8[], source text, predicted_mean, predicted_sd,
  *		acquisition, lengthscales float8[], outputscale, noise,
  *		log_likelihood, mean, fit_ms, tasks_used int[], rank, kronecker,
@@ -450,7 +527,8 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		task_noise, task_mean, cluster_used, cluster_tasks,
  *		cluster_lengthscales, cluster_task_covariance,
  *		cluster_task_correlation, cluster_task_noise, cluster_task_mean,
- *		cluster_log_likelihood, cluster_kronecker, cluster_rank).
+ *		cluster_log_likelihood, cluster_kronecker, cluster_rank,
+ *		cluster_task_loadings, cluster_task_variance).
  * Configurations are native values,
  * objective values are minimised; y_aux is n_observed x n_aux with NULL
  * where a trial did not report a metric; aux_weights (icm only, one per
@@ -565,6 +643,7 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 	{
 		read_icm_inputs(fcinfo, &input);
 		read_cluster_inputs(fcinfo, &input);
+		read_cluster_warm(fcinfo, &input);
 	}
 
 	config = palloc0(mul_size(d, sizeof(double)));

@@ -665,6 +665,127 @@ report_timing(int n)
 	free(s);
 }
 
+/* The warm-start arrays of the previous step's cluster fits. */
+typedef struct ClusterWarm
+{
+	int			T[CK];
+	int			rank[CK];
+	double		ls[CK * CD];
+	double		W[CK * 4];
+	double		v[CK * 2];
+	double		noise[CK * 2];
+	double		mean[CK * 2];
+} ClusterWarm;
+
+static void
+keep_warm(const CStudy *s, ClusterWarm *w)
+{
+	int			c,
+				j,
+				k,
+				d = s->in.d;
+
+	memset(w, 0, sizeof(ClusterWarm));
+	for (c = 0; c < s->in.n_clusters; c++)
+	{
+		const IcmModel *m = s->out.cluster_icm[c];
+
+		if (m == NULL)
+			continue;
+		w->T[c] = m->T;
+		w->rank[c] = m->rank;
+		for (j = 0, k = 0; j < d; j++)
+			w->ls[c * d + j] = s->members[c * d + j] ? m->lengthscales[k++] : NAN;
+		memcpy(w->W + c * 4, m->W, sizeof(double) * m->T * m->rank);
+		memcpy(w->v + c * 2, m->v, sizeof(double) * m->T);
+		memcpy(w->noise + c * 2, m->noise, sizeof(double) * m->T);
+		memcpy(w->mean + c * 2, m->mean, sizeof(double) * m->T);
+	}
+}
+
+static void
+use_warm(CStudy *s, const ClusterWarm *w)
+{
+	s->in.warm_cluster_T = w->T;
+	s->in.warm_cluster_rank = w->rank;
+	s->in.warm_cluster_lengthscales = w->ls;
+	s->in.warm_cluster_W = w->W;
+	s->in.warm_cluster_v = w->v;
+	s->in.warm_cluster_noise = w->noise;
+	s->in.warm_cluster_mean = w->mean;
+}
+
+/*
+ * Warm starts: refining the previous step's fits never ends below where
+ * they started (on the same data), a later step from them is valid, and
+ * a warm start that does not match or is invalid is ignored.
+ */
+static void
+test_warm_start(void)
+{
+	CStudy		s;
+	ClusterWarm w,
+				bad;
+	double		before[CK];
+	int			c;
+
+	cstudy_init(&s, 10, 21, 9);
+	CHECK(csuggest_ok(&s));
+	keep_warm(&s, &w);
+	for (c = 0; c < CK; c++)
+		before[c] = s.out.cluster_icm[c] != NULL ?
+			s.out.cluster_icm[c]->log_likelihood : NAN;
+
+	/* same data, from the fits just made: the models change little */
+	use_warm(&s, &w);
+	CHECK(csuggest_ok(&s));
+	for (c = 0; c < CK; c++)
+		if (s.out.cluster_icm[c] != NULL && !isnan(before[c]))
+			CHECK(fabs(s.out.cluster_icm[c]->log_likelihood - before[c]) <
+				  0.05 * fabs(before[c]) + 1.0);
+
+	/* the next steps from the previous fits */
+	for (c = 0; c < 4; c++)
+	{
+		keep_warm(&s, &w);
+		observe(&s);
+		use_warm(&s, &w);
+		CHECK(csuggest_ok(&s));
+		CHECK(s.out.source == SUGGEST_MODEL);
+		CHECK(!ctaken(&s, s.cfg));
+	}
+
+	/* a previous fit of another shape, or with a bad value, is ignored */
+	bad = w;
+	bad.T[0] = 1;
+	bad.v[2] = -1.0;
+	bad.ls[2 * 10 + 6] = NAN;
+	use_warm(&s, &bad);
+	CHECK(csuggest_ok(&s));
+	CHECK(s.out.source == SUGGEST_MODEL);
+	result_free(&s);
+
+	/* what the warm start saves at n = 100 (printed, not asserted) */
+	cstudy_init(&s, 10, 99, 4);
+	CHECK(csuggest_ok(&s));
+	{
+		double		cold = s.out.fit_seconds;
+
+		keep_warm(&s, &w);
+		observe(&s);
+		CHECK(csuggest_ok(&s));
+		cold = 0.5 * (cold + s.out.fit_seconds);
+		keep_warm(&s, &w);
+		observe(&s);
+		use_warm(&s, &w);
+		CHECK(csuggest_ok(&s));
+		printf("  clustered ICM d=10, 3 clusters, n=101: fits %.1f ms cold, "
+			   "%.1f ms from the previous step's fits\n",
+			   1e3 * cold, 1e3 * s.out.fit_seconds);
+	}
+	result_free(&s);
+}
+
 void
 test_clustered_suggest(void)
 {
@@ -677,6 +798,7 @@ test_clustered_suggest(void)
 	test_exhaustion();
 	test_bad_input();
 	test_optimisation();
+	test_warm_start();
 	report_timing(25);
 	report_timing(100);
 }
