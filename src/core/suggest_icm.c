@@ -36,6 +36,13 @@
  */
 #define WARM_MAX_EVALS 40
 
+/*
+ * The other start of every fourth trial stops after this many evaluations:
+ * it only replaces the refined fit if it is already better, and is then
+ * refined from there at the next trials.
+ */
+#define ALTERNATE_MAX_EVALS 40
+
 /* Which metrics are modelled, and how each was standardised. */
 typedef struct TaskLayout
 {
@@ -326,6 +333,7 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
 		fit_options.first_alternate = (n / 4) % 3;
 		fit_options.warm_max_evals = WARM_MAX_EVALS;
+		fit_options.alternate_max_evals = ALTERNATE_MAX_EVALS;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = icm_fit(x, y, n_rows, d, T, &fit_options, &fitted, status);
