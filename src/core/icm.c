@@ -92,8 +92,6 @@ icm_model_free(IcmModel *model)
 	tuner_free(model->lx);
 	tuner_free(model->qb);
 	tuner_free(model->lb);
-	tuner_free(model->lk);
-	tuner_free(model->fit_work);
 	tuner_free(model);
 }
 
@@ -275,14 +273,26 @@ prepare_full(IcmModel *model, TunerStatus *status)
 	return TUNER_OK;
 }
 
-/* Qb, lb: eigen-decomposition of the whitened B, D^-1/2 B D^-1/2. */
+/* Kronecker path: eigen-decompositions of Kx and of the whitened B. */
 static TunerErrorCode
-whitened_b_eigen(IcmModel *model, TunerStatus *status)
+prepare_kronecker(IcmModel *model, TunerStatus *status)
 {
-	int T = model->T;
-	int t, k;
+	int n = model->n, T = model->T;
+	double *r = NULL;
+	double *p = NULL;
+	double logdet = 0.0, quad = 0.0;
+	int i, t, a, k;
 	TunerErrorCode rc;
 
+	if (!ensure(&model->qx, (size_t)n * n) || !ensure(&model->lx, n) ||
+		!ensure(&model->qb, (size_t)T * T) || !ensure(&model->lb, T))
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory for a %d-point model", n);
+	model->jitter = 0.0;
+	memcpy(model->qx, model->kx, sizeof(double) * n * n);
+	rc = sym_eigen(model->qx, n, model->lx, status);
+	if (rc != TUNER_OK)
+		return rc;
 	for (t = 0; t < T; t++)
 		for (k = 0; k < T; k++)
 			model->qb[t + k * T] =
@@ -291,116 +301,10 @@ whitened_b_eigen(IcmModel *model, TunerStatus *status)
 	if (rc != TUNER_OK)
 		return rc;
 	/* Round-off can make a PSD matrix's eigenvalues slightly negative. */
+	for (a = 0; a < n; a++)
+		model->lx[a] = fmax(model->lx[a], 0.0);
 	for (k = 0; k < T; k++)
 		model->lb[k] = fmax(model->lb[k], 0.0);
-	return TUNER_OK;
-}
-
-/*
- * Solve (lx_a lb_k + 1) P = Qx^T R Qb on the eigenbasis of Kx (r and p are
- * n x T column-major; the solution is left in r, rotated back to Qx P) and
- * add the log determinant of Kx (x) Bw + I to *logdet.
- */
-static void
-kronecker_solve_eigen(const IcmModel *model, double *r, double *p,
-					  double *logdet)
-{
-	int n = model->n, T = model->T;
-	int a, k;
-
-	cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, T, n, 1.0,
-				model->qx, n, r, n, 0.0, p, n);
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, T, 1.0, p, n,
-				model->qb, T, 0.0, r, n);
-	for (k = 0; k < T; k++)
-		for (a = 0; a < n; a++)
-		{
-			double e = model->lx[a] * model->lb[k] + 1.0;
-
-			r[a + k * n] /= e;
-			*logdet += log(e);
-		}
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, T, T, 1.0, r, n,
-				model->qb, T, 0.0, p, n);
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, n, 1.0,
-				model->qx, n, p, n, 0.0, r, n);
-}
-
-/*
- * The same with a Cholesky factor of lb_k Kx + I per column k of R Qb
- * (fit_only): the factors are kept in model->lk for the gradient.
- */
-static TunerErrorCode
-kronecker_solve_cholesky(IcmModel *model, double *r, double *p, double *logdet,
-						 TunerStatus *status)
-{
-	int n = model->n, T = model->T;
-	size_t nn = (size_t)n * n;
-	double *work = model->fit_work;
-	int i, j, k;
-	TunerErrorCode rc = TUNER_OK;
-
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, T, 1.0, r, n,
-				model->qb, T, 0.0, p, n);
-	for (k = 0; k < T && rc == TUNER_OK; k++)
-	{
-		double *l = model->lk + k * nn;
-		double jitter = 0.0;
-
-		for (j = 0; j < n; j++)
-			for (i = j; i < n; i++)
-				l[i + (size_t)j * n] =
-					model->lb[k] * model->kx[i + (size_t)j * n] +
-					(i == j ? 1.0 : 0.0);
-		rc = linalg_cholesky(l, n, work, &jitter, status);
-		if (rc != TUNER_OK)
-			break;
-		model->jitter = fmax(model->jitter, jitter);
-		linalg_cholesky_solve(l, n, p + (size_t)k * n);
-		*logdet += linalg_cholesky_logdet(l, n);
-	}
-	if (rc != TUNER_OK)
-		return rc;
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, T, T, 1.0, p, n,
-				model->qb, T, 0.0, r, n);
-	return TUNER_OK;
-}
-
-/*
- * Kronecker path: eigen-decompositions of Kx and of the whitened B, or
- * with fit_only Cholesky factors of lb_k Kx + I instead of the first.
- */
-static TunerErrorCode
-prepare_kronecker(IcmModel *model, TunerStatus *status)
-{
-	int n = model->n, T = model->T;
-	double *r = NULL;
-	double *p = NULL;
-	double logdet = 0.0, quad = 0.0;
-	int i, t, a;
-	TunerErrorCode rc;
-
-	if (!ensure(&model->qb, (size_t)T * T) || !ensure(&model->lb, T) ||
-		(model->fit_only
-			 ? (!ensure(&model->lk, (size_t)T * n * n) ||
-				!ensure(&model->fit_work, (size_t)2 * n * n))
-			 : (!ensure(&model->qx, (size_t)n * n) || !ensure(&model->lx, n))))
-		return tuner_fail(status, TUNER_ERR_NOMEM,
-						  "out of memory for a %d-point model", n);
-	model->jitter = 0.0;
-	if (!model->fit_only)
-	{
-		memcpy(model->qx, model->kx, sizeof(double) * n * n);
-		rc = sym_eigen(model->qx, n, model->lx, status);
-		if (rc != TUNER_OK)
-			return rc;
-	}
-	rc = whitened_b_eigen(model, status);
-	if (rc != TUNER_OK)
-		return rc;
-	if (!model->fit_only)
-		for (a = 0; a < n; a++)
-			model->lx[a] = fmax(model->lx[a], 0.0);
 
 	r = tuner_alloc(sizeof(double) * n * T);
 	p = tuner_alloc(sizeof(double) * n * T);
@@ -416,17 +320,23 @@ prepare_kronecker(IcmModel *model, TunerStatus *status)
 		for (t = 0; t < T; t++)
 			r[i + t * n] = (model->y[(size_t)i * T + t] - model->mean[t]) /
 						   sqrt(model->noise[t]);
-	/* R = (Kx (x) Bw + I)^-1 R, with its log determinant */
-	if (model->fit_only)
-		rc = kronecker_solve_cholesky(model, r, p, &logdet, status);
-	else
-		kronecker_solve_eigen(model, r, p, &logdet);
-	if (rc != TUNER_OK)
-	{
-		tuner_free(r);
-		tuner_free(p);
-		return rc;
-	}
+	/* P = Qx^T R Qb, divided by lx_a lb_k + 1, then R = Qx P Qb^T */
+	cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, T, n, 1.0,
+				model->qx, n, r, n, 0.0, p, n);
+	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, T, 1.0, p, n,
+				model->qb, T, 0.0, r, n);
+	for (k = 0; k < T; k++)
+		for (a = 0; a < n; a++)
+		{
+			double e = model->lx[a] * model->lb[k] + 1.0;
+
+			r[a + k * n] /= e;
+			logdet += log(e);
+		}
+	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, T, T, 1.0, r, n,
+				model->qb, T, 0.0, p, n);
+	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, n, 1.0,
+				model->qx, n, p, n, 0.0, r, n);
 	for (i = 0; i < n; i++)
 		for (t = 0; t < T; t++)
 		{
@@ -489,9 +399,6 @@ icm_predict(const IcmModel *model, const double *xs, int m, int task,
 	if (task < 0 || task >= T)
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "task %d is out of range 1..%d", task + 1, T);
-	if (model->kronecker && model->fit_only)
-		return tuner_fail(status, TUNER_ERR_INVALID,
-						  "a model prepared for fitting only cannot predict");
 	for (i = 0; i < m * d; i++)
 		if (!isfinite(xs[i]))
 			return tuner_fail(status, TUNER_ERR_INVALID,
@@ -749,115 +656,11 @@ gradient_parts_kronecker(const IcmModel *model, double *c, double *mm,
 	return TUNER_OK;
 }
 
-/*
- * The same pieces from the Cholesky factors of S_k^-1 = lb_k Kx + I
- * (fit_only), O(T n^3):
- *   c  = A B A^T - sum_k lb_k S_k
- *   mm = A^T Kx A - D^-1/2 Qb diag(tr(Kx S_k)) Qb^T D^-1/2
- *   gdiag_t = sum_i A_it^2 - sum_k Qb_tk^2 tr(S_k) / noise_t
- * (S_k = Qx diag(1 / (lx_a lb_k + 1)) Qx^T: the formulas above.)
- */
-static TunerErrorCode
-gradient_parts_kronecker_cholesky(const IcmModel *model, double *c, double *mm,
-								  double *gdiag, double *asum,
-								  TunerStatus *status)
-{
-	int n = model->n, T = model->T;
-	size_t nn = (size_t)n * n;
-	double *inv = model->fit_work, *linv = model->fit_work + nn;
-	double *a_m, *tmp, *dk;
-	int i, j, t, s, k;
-	TunerErrorCode rc = TUNER_OK;
-
-	a_m = tuner_alloc(sizeof(double) * n * T);
-	tmp = tuner_alloc(sizeof(double) * n * T);
-	dk = tuner_alloc(sizeof(double) * T);
-	if (!a_m || !tmp || !dk)
-	{
-		rc = tuner_fail(status, TUNER_ERR_NOMEM,
-						"out of memory for a %d-point gradient", n);
-		goto done;
-	}
-	for (i = 0; i < n; i++)
-		for (t = 0; t < T; t++)
-			a_m[i + t * n] = model->alpha[i * T + t];
-
-	/* c = A B A^T, mm = A^T Kx A */
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, T, 1.0, a_m,
-				n, model->B, T, 0.0, tmp, n);
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, T, 1.0, tmp, n,
-				a_m, n, 0.0, c, n);
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, n, 1.0,
-				model->kx, n, a_m, n, 0.0, tmp, n);
-	cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, T, T, n, 1.0, a_m, n,
-				tmp, n, 0.0, mm, T);
-	for (k = 0; k < T; k++)
-	{
-		double mk = 0.0, trace = 0.0;
-
-		/* S_k = L^-T L^-1, by level-3 BLAS (faster than dpotri here) */
-		memset(linv, 0, sizeof(double) * nn);
-		for (j = 0; j < n; j++)
-			linv[j + (size_t)j * n] = 1.0;
-		cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans,
-					CblasNonUnit, n, n, 1.0, model->lk + k * nn, n, linv, n);
-		cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, n, n, 1.0, linv, n,
-					0.0, inv, n);
-		for (j = 0; j < n; j++)
-		{
-			double v = inv[j + (size_t)j * n];
-
-			trace += v;
-			mk += model->kx[j + (size_t)j * n] * v;
-			c[j + (size_t)j * n] -= model->lb[k] * v;
-			for (i = j + 1; i < n; i++)
-			{
-				v = inv[i + (size_t)j * n];
-				mk += 2.0 * model->kx[i + (size_t)j * n] * v;
-				c[i + (size_t)j * n] -= model->lb[k] * v;
-				c[j + (size_t)i * n] -= model->lb[k] * v;
-			}
-		}
-		dk[k] = trace;
-		for (t = 0; t < T; t++)
-		{
-			double qt = model->qb[t + k * T];
-
-			for (s = 0; s < T; s++)
-				mm[t + s * T] -= qt * model->qb[s + k * T] * mk /
-								 sqrt(model->noise[t] * model->noise[s]);
-		}
-	}
-	for (t = 0; t < T; t++)
-	{
-		double sq = 0.0, sum = 0.0, kinv = 0.0;
-
-		for (i = 0; i < n; i++)
-		{
-			sq += a_m[i + t * n] * a_m[i + t * n];
-			sum += a_m[i + t * n];
-		}
-		for (k = 0; k < T; k++)
-			kinv += model->qb[t + k * T] * model->qb[t + k * T] * dk[k];
-		gdiag[t] = sq - kinv / model->noise[t];
-		asum[t] = sum;
-	}
-
-done:
-	tuner_free(a_m);
-	tuner_free(tmp);
-	tuner_free(dk);
-	return rc;
-}
-
 /* Gradient pieces; see icm.h. */
 TunerErrorCode
 icm_gradient_parts(const IcmModel *model, double *c, double *mm, double *gdiag,
 				   double *asum, TunerStatus *status)
 {
-	if (model->kronecker && model->fit_only)
-		return gradient_parts_kronecker_cholesky(model, c, mm, gdiag, asum,
-												 status);
 	if (model->kronecker)
 		return gradient_parts_kronecker(model, c, mm, gdiag, asum, status);
 	return gradient_parts_full(model, c, mm, gdiag, asum, status);

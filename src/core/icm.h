@@ -46,14 +46,6 @@ typedef struct IcmModel
 	double *noise;        /* T, noise variance, > 0 */
 	double *mean;         /* T, constant mean */
 	int force_full;       /* 1: never use the Kronecker path */
-	/*
-	 * 1: for the likelihood and its gradient only (icm_fit sets it while
-	 * it searches): on the Kronecker path, factorise lb_k Kx + I by
-	 * Cholesky for each eigenvalue lb_k of Bw instead of eigen-decomposing
-	 * Kx, T n^3 / 3 instead of about 9 n^3 flops.  icm_predict and
-	 * icm_posterior_create need the eigenvectors and refuse such a model.
-	 */
-	int fit_only;
 
 	/* Filled by icm_prepare. */
 	int kronecker;         /* 1 if the Kronecker path was used */
@@ -68,10 +60,6 @@ typedef struct IcmModel
 	double *lx;            /* n eigenvalues of Kx (clamped at 0) */
 	double *qb;            /* T * T eigenvectors of Bw */
 	double *lb;            /* T eigenvalues of Bw (clamped at 0) */
-	double *lk;            /* fit_only Kronecker path: T * n * n lower
-							* Cholesky factors of lb_k Kx + I */
-	double *fit_work;      /* fit_only: 2 * n * n doubles of workspace for
-							* icm_prepare and icm_gradient_parts */
 	double log_likelihood; /* log marginal likelihood of the observed y */
 } IcmModel;
 

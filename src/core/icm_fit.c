@@ -20,13 +20,6 @@
  *	    mean      ~ N(0, 1)
  *	  Gradient: dL/dtheta = 1/2 tr((alpha alpha^T - K^-1) dK/dtheta), reduced
  *	  by icm_gradient_parts to an n x n and a T x T matrix.
- *
- *	  While it searches, the fit prepares its scratch model fit_only (icm.h):
- *	  on the Kronecker path T Cholesky factorisations and inverses of
- *	  lb_k Kx + I, about T n^3 flops, replace the eigen-decomposition of Kx
- *	  (about 9 n^3, and n^3 more for the gradient).  Same values to
- *	  round-off; at n = 100, T = 4 an evaluation with its gradient took
- *	  a third of the time.  The model returned is prepared as usual.
  */
 #include <math.h>
 #include <string.h>
@@ -54,12 +47,6 @@
 #define V_PRIOR_VAR      4.0
 #define NOISE_PRIOR_MEAN (-6.0)
 #define NOISE_PRIOR_VAR  9.0
-
-/*
- * Up to this many tasks the fit's Kronecker path uses the Cholesky factors
- * (T n^3) rather than the eigenvectors of Kx (about 10 n^3).
- */
-#define CHOLESKY_MAX_TASKS 8
 
 /* Everything one evaluation needs, allocated once. */
 typedef struct IcmProblem
@@ -130,7 +117,6 @@ problem_init(IcmProblem *p, const double *x, const double *y, int n, int d,
 	memcpy(p->model->x, x, sizeof(double) * n * d);
 	memcpy(p->model->y, y, sizeof(double) * n * T);
 	p->model->force_full = force_full;
-	p->model->fit_only = T <= CHOLESKY_MAX_TASKS;
 	p->n_pairs = (size_t)n * (n - 1) / 2;
 	p->sqdiff = tuner_alloc(sizeof(double) * (p->n_pairs * d + 1));
 	p->r2 = tuner_alloc(sizeof(double) * (p->n_pairs + 1));
@@ -559,7 +545,6 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 		goto done;
 	}
 	set_theta(&p, p.best_theta);
-	p.model->fit_only = 0; /* the caller predicts from it */
 	rc = icm_prepare(p.model, status);
 	if (rc == TUNER_OK)
 	{

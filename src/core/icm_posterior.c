@@ -102,12 +102,6 @@ icm_posterior_create(const IcmModel *model, int task, TunerStatus *status)
 				   task + 1, T);
 		return NULL;
 	}
-	if (model->kronecker && model->fit_only)
-	{
-		tuner_fail(status, TUNER_ERR_INVALID,
-				   "a model prepared for fitting only has no posterior");
-		return NULL;
-	}
 	p = tuner_alloc_zero(sizeof(IcmPosterior));
 	if (p == NULL)
 		goto nomem;

@@ -1,8 +1,7 @@
 /*
  * test_icm.c
  *	  The ICM multi-task model: one task equals the single-task GP, the
- *	  Kronecker path equals the full path (and the fit's Cholesky variant
- *	  of it equals its eigen variant), the full path with missing
+ *	  Kronecker path equals the full path, the full path with missing
  *	  entries equals a brute-force computation, the gradient equals finite
  *	  differences, a fit learns correlated tasks and helps a sparse task,
  *	  and bad input is rejected.
@@ -147,64 +146,6 @@ test_kronecker(void)
 	}
 	icm_model_free(kr);
 	icm_model_free(fu);
-}
-
-/*
- * 2b. The fit's Kronecker path (fit_only: Cholesky factors of lb_k Kx + I)
- * gives the log likelihood and gradient pieces of the eigen path, and such
- * a model refuses to predict.
- */
-static void
-test_kronecker_fit_only(void)
-{
-	int n = 25, d = 3, T = 3, i, t, rank;
-	double c1[25 * 25], c2[25 * 25], mm1[9], mm2[9], g1[3], g2[3], a1[3],
-		a2[3], mu, sd;
-	TunerStatus st;
-	TunerRng rng;
-
-	rng_seed(&rng, 23);
-	for (rank = 1; rank <= T; rank++)
-	{
-		IcmModel *ei = icm_model_create(n, d, T, rank, &st);
-		IcmModel *ch = icm_model_create(n, d, T, rank, &st);
-
-		for (i = 0; i < n * d; i++)
-			ei->x[i] = rng_uniform(&rng);
-		for (i = 0; i < n; i++)
-			for (t = 0; t < T; t++)
-				ei->y[i * T + t] = cos(2 * ei->x[i * d] - t) +
-								   0.3 * t * ei->x[i * d + 2] +
-								   0.1 * rng_normal(&rng);
-		random_hyper(ei, &rng);
-		if (rank == 1)
-			ei->v[1] = 1e-6; /* a nearly singular B */
-		copy_model(ei, ch);
-		ch->fit_only = 1;
-		CHECK(icm_prepare(ei, &st) == TUNER_OK);
-		CHECK(icm_prepare(ch, &st) == TUNER_OK);
-		CHECK(ei->kronecker == 1 && ch->kronecker == 1);
-		CHECK(ch->jitter == 0.0);
-		CHECK(rel_close(ei->log_likelihood, ch->log_likelihood, 1e-10));
-		for (i = 0; i < n * T; i++)
-			CHECK_CLOSE(ei->alpha[i], ch->alpha[i], 1e-8);
-		CHECK(icm_gradient_parts(ei, c1, mm1, g1, a1, &st) == TUNER_OK);
-		CHECK(icm_gradient_parts(ch, c2, mm2, g2, a2, &st) == TUNER_OK);
-		for (i = 0; i < n * n; i++)
-			CHECK_CLOSE(c1[i], c2[i], 1e-8);
-		for (i = 0; i < T * T; i++)
-			CHECK_CLOSE(mm1[i], mm2[i], 1e-7);
-		for (t = 0; t < T; t++)
-		{
-			CHECK_CLOSE(g1[t], g2[t], 1e-7);
-			CHECK_CLOSE(a1[t], a2[t], 1e-8);
-		}
-		tuner_status_clear(&st);
-		CHECK(icm_predict(ch, ei->x, 1, 0, &mu, &sd, &st) ==
-			  TUNER_ERR_INVALID);
-		icm_model_free(ei);
-		icm_model_free(ch);
-	}
 }
 
 /*
@@ -617,7 +558,6 @@ test_icm(void)
 {
 	test_one_task();
 	test_kronecker();
-	test_kronecker_fit_only();
 	test_missing_bruteforce();
 	check_gradient(1, 0, 0, 1); /* missing: full path */
 	check_gradient(1, 0, 1, 2);
