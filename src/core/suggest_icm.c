@@ -40,11 +40,13 @@
 #define WARM_MAX_EVALS 40
 
 /*
- * The other start of every fourth trial stops after this many evaluations:
- * it only replaces the refined fit if it is already better, and is then
- * refined from there at the next trials.
+ * From ALTERNATE_CAP_N trials on, the other start of every fourth trial
+ * stops after ALTERNATE_MAX_EVALS evaluations: it only replaces the
+ * refined fit if it is already better, and is then refined from there at
+ * the next trials.  Below that a fit takes a few ms and is left alone.
  */
 #define ALTERNATE_MAX_EVALS 40
+#define ALTERNATE_CAP_N     50
 
 /*
  * Below this many complete trials (and without transfer) the step is
@@ -348,7 +350,8 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
 		fit_options.first_alternate = (n / 4) % 3;
 		fit_options.warm_max_evals = WARM_MAX_EVALS;
-		fit_options.alternate_max_evals = ALTERNATE_MAX_EVALS;
+		if (n >= ALTERNATE_CAP_N)
+			fit_options.alternate_max_evals = ALTERNATE_MAX_EVALS;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = icm_fit(x, y, n_rows, d, T, &fit_options, &fitted, status);
