@@ -127,6 +127,10 @@ typedef struct IcmFitOptions
 	int first_alternate;
 	/* Evaluations for the warm start; 0 = max_evals like the others. */
 	int warm_max_evals;
+	/*
+	 * With a warm start: evaluations for each other start; 0 = max_evals.
+	 */
+	int alternate_max_evals;
 } IcmFitOptions;
 
 /* Defaults for IcmFitOptions (rank 1). */

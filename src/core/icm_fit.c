@@ -522,9 +522,13 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 		double value;
 
 		starting_point(&p, options, w0, start, &rng, lower, upper, theta);
-		if (options->warm != NULL && options->warm_max_evals > 0)
-			nlopt_set_maxeval(opt, start == 0 ? options->warm_max_evals
-											  : max_evals);
+		if (options->warm != NULL)
+		{
+			int cap = start == 0 ? options->warm_max_evals
+								 : options->alternate_max_evals;
+
+			nlopt_set_maxeval(opt, cap > 0 ? cap : max_evals);
+		}
 		/* the callback keeps the best point; the result code is not needed */
 		(void)nlopt_optimize(opt, theta, &value);
 	}

@@ -17,6 +17,9 @@
  *	  correlation could use and would make its task's fit degenerate: it is
  *	  left out.  With no metric left the step is exactly SUGGEST_ALG_GP_EI.
  *
+ *	  So is every step before ICM_MIN_TRIALS complete trials, unless earlier
+ *	  studies' trials (transfer) are modelled too.
+ *
  *	  Joint optimisation (aux_weights, suggest.h): the acquisition works on
  *	  g = sum_t a_t f_t, a_0 = 1 and a_t the signed weight of the auxiliary
  *	  metric modelled as task t, which under ICM is exactly Gaussian
@@ -41,6 +44,27 @@
  * within 0.4 of it, and the suggestion took 40-48 ms instead of 36-83 ms.
  */
 #define WARM_MAX_EVALS 40
+
+/*
+ * From ALTERNATE_CAP_N trials on, the other start of every fourth trial
+ * stops after ALTERNATE_MAX_EVALS evaluations: it only replaces the
+ * refined fit if it is already better, and is then refined from there at
+ * the next trials.  Below that a fit takes a few ms and is left alone.
+ */
+#define ALTERNATE_MAX_EVALS 40
+#define ALTERNATE_CAP_N     50
+
+/*
+ * Below this many complete trials (and without transfer) the step is
+ * GP-EI's: with d + T (rank + 3) hyperparameters (33 at d = 13, T = 4,
+ * rank 2) the ICM's task covariance is mostly its prior, and on the
+ * multi-task benchmark (bench/README.md, section 4; n_initial 3) ICM's
+ * best@10 trailed GP-EI's on the cost problem (mean regret 25.1% against
+ * 23.3%, 20 seeds).  Ten is the largest default initial design
+ * (clamp(d + 1, 4, 10)), so with the default design ICM starts with the
+ * model as before.
+ */
+#define ICM_MIN_TRIALS 10
 
 /* Which metrics are modelled, and how each was standardised. */
 typedef struct TaskLayout
@@ -378,7 +402,7 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 	if (rc != TUNER_OK)
 		goto done;
 	T = layout.T;
-	if (T == 1)
+	if (T == 1 || (n < ICM_MIN_TRIALS && in->n_transfer == 0))
 	{
 		/* rng untouched so far: exactly the GP-EI step */
 		rc = suggest_gp(in, rng, unit, out, status);
@@ -445,6 +469,8 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
 		fit_options.first_alternate = (n / 4) % 3;
 		fit_options.warm_max_evals = WARM_MAX_EVALS;
+		if (n >= ALTERNATE_CAP_N)
+			fit_options.alternate_max_evals = ALTERNATE_MAX_EVALS;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = icm_fit(x, y, n_rows, d, T, &fit_options, &fitted, status);
