@@ -1768,7 +1768,6 @@ DECLARE
 	v_aux_weights float8[];
 	c int;
 	wm tuner.model;
-	v_wc_trial bigint;
 	v_wc_tasks int[] := '{}';
 	v_wc_rank int[] := '{}';
 	v_wc_ls float8[] := '{}';
@@ -1929,18 +1928,15 @@ BEGIN
 							CASE WHEN v_x_transfer IS NOT NULL THEN 2 END,
 							GREATEST(4, LEAST(10, d + 1)));
 
-	-- clustered-icm: each cluster starts from its fit of the previous step
-	-- (same metric, same parameters), rows padded to 2 tasks and rank 2.
+	-- clustered-icm: each cluster starts from its latest fit (same metric,
+	-- same parameters), rows padded to 2 tasks and rank 2.
 	IF v_algorithm = 'clustered-icm' THEN
-		SELECT m.trial_id INTO v_wc_trial FROM tuner.model m
-		 WHERE m.study_id = s.id AND m.kind = 'cluster'
-		 ORDER BY m.id DESC LIMIT 1;
 		FOR c IN 1 .. pg_catalog.cardinality(v_cluster_metric)
 		LOOP
 			wm := NULL;
 			SELECT * INTO wm FROM tuner.model m
 			 WHERE m.study_id = s.id AND m.kind = 'cluster'
-			   AND m.trial_id = v_wc_trial AND m.cluster_metric = v_cluster_names[c]
+			   AND m.cluster_metric = v_cluster_names[c]
 			   AND m.parameters = ARRAY(SELECT sp.names[j] FROM pg_catalog.generate_series(1, d) AS j
 										 WHERE v_cluster_members[c][j] = 1 ORDER BY j)
 			 ORDER BY m.id DESC LIMIT 1;
