@@ -93,3 +93,14 @@ SELECT b.trial, t.number, round(b.value::numeric, 3) AS ratio_to_default,
 SELECT e.key AS parameter, e.value
   FROM tuner.best('$STUDY') b, jsonb_each(b.params) e ORDER BY e.key;
 SQL
+
+# A single paired trial is noisy (about 10%), so the best one is partly luck;
+# the configuration to keep is the one the model predicts best.
+echo
+echo "Configuration to keep (tuner.recommend: the tried one with the highest GP posterior mean):"
+psql -X -P footer=off <<SQL
+SELECT r.trial, t.number, round(r.value::numeric, 3) AS measured_ratio,
+	   round(r.predicted::numeric, 3) AS predicted_ratio,
+	   round(r.predicted_sd::numeric, 3) AS predicted_sd
+  FROM tuner.recommend('$STUDY') r JOIN tuner.trials t ON t.trial = r.trial;
+SQL

@@ -415,6 +415,14 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_suggest_point'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- Native configurations (rows) in the model's unit cube (src/core/space.h).
+CREATE FUNCTION tuner._unit_points(kinds int[], lows float8[], highs float8[],
+								   log_scales bool[], n_choices int[],
+								   x float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'tuner_unit_points'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE FUNCTION tuner._learn_clusters(x float8[], y float8[], permutations int,
 									 alpha float8, refine_rounds int, seed bigint,
 									 OUT score float8[], OUT partial float8[],
@@ -2203,6 +2211,70 @@ BEGIN
 	  JOIN tuner.metric m ON m.id = ob.metric_id
 	 WHERE t.study_id = s.id AND t.state = 'complete' AND m.name = s.objective
 	 ORDER BY CASE s.direction WHEN 'minimize' THEN ob.value ELSE -ob.value END,
+			  t.number
+	 LIMIT 1;
+END;
+$$;
+
+-- The configuration to keep: among the tried ones, the one a GP fitted
+-- to every complete trial predicts best.  With noisy trials the best
+-- single observation (tuner.best) is biased upwards, the winner's curse;
+-- the posterior mean pools each trial with its neighbours.  Below three
+-- complete trials there is no model to ask: the best trial, predicted NULL.
+CREATE FUNCTION tuner.recommend(study text)
+RETURNS TABLE (trial bigint, value float8, predicted float8,
+			   predicted_sd float8, params jsonb)
+LANGUAGE plpgsql STABLE
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	sp record;
+	v_ids bigint[];
+	v_x float8[];
+	v_y float8[];
+	v_model jsonb;
+BEGIN
+	s := tuner._find_study($1);
+	sp := tuner._space(s.id);
+	WITH p AS (
+		SELECT position, name, kind, choices
+		  FROM tuner.parameter WHERE study_id = s.id
+	), native AS (
+		SELECT t.id, t.number, ob.value,
+			   pg_catalog.array_agg(CASE p.kind
+					WHEN 'bool' THEN CASE WHEN (t.config -> p.name)::bool THEN 1 ELSE 0 END
+					WHEN 'categorical' THEN pg_catalog.array_position(p.choices, t.config ->> p.name) - 1
+					ELSE (t.config -> p.name)::float8 END ORDER BY p.position) AS x
+		  FROM tuner.trial t
+		  JOIN tuner.observation ob ON ob.trial_id = t.id
+		  JOIN tuner.metric m ON m.id = ob.metric_id AND m.name = s.objective
+		 CROSS JOIN p
+		 WHERE t.study_id = s.id AND t.state = 'complete'
+		 GROUP BY t.id, t.number, ob.value
+	)
+	SELECT pg_catalog.array_agg(n.id ORDER BY n.number),
+		   pg_catalog.array_agg(n.x ORDER BY n.number),
+		   pg_catalog.array_agg(n.value ORDER BY n.number)
+	  INTO v_ids, v_x, v_y
+	  FROM native n;
+
+	IF COALESCE(pg_catalog.cardinality(v_ids), 0) < 3 THEN
+		RETURN QUERY
+		SELECT b.trial, b.value, NULL::float8, NULL::float8, b.params
+		  FROM tuner.best(s.name) b;
+		RETURN;
+	END IF;
+
+	v_x := tuner._unit_points(sp.kinds, sp.lows, sp.highs, sp.log_scales,
+							  sp.n_choices, v_x);
+	v_model := tuner.gp_fit(v_x, v_y, pg_catalog.jsonb_build_object('seed', s.seed));
+	RETURN QUERY
+	SELECT t.id, o.value, g.mean, g.sd, t.config
+	  FROM tuner.gp_predict(v_model, v_x) WITH ORDINALITY AS g(mean, sd, k)
+	  JOIN unnest(v_ids, v_y) WITH ORDINALITY AS o(id, value, k) ON o.k = g.k
+	  JOIN tuner.trial t ON t.id = o.id
+	 ORDER BY CASE s.direction WHEN 'minimize' THEN g.mean ELSE -g.mean END,
 			  t.number
 	 LIMIT 1;
 END;

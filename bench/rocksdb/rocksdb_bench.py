@@ -137,17 +137,48 @@ def run_study(conn, name, seed, trials, runner, timeout_s, n_initial, algorithm=
     best_row = None
     if b:
         best_row = next(r for r in rows if r["trial"] == b[0][0])
+    # What the study keeps: the tried configuration with the best posterior
+    # mean (tuner.recommend), less exposed to the winner's curse than best.
+    k = q(conn, "SELECT trial, value, predicted, predicted_sd FROM tuner.recommend(%s)", (name,))
+    kept_row = None
+    if k:
+        kept_row = next(r for r in rows if r["trial"] == k[0][0])
     sources = {}
     for r in rows:
         sources[r["source"]] = sources.get(r["source"], 0) + 1
     log("  best: trial %s, ratio %s (single noisy trial); trials by source %s; %.0f s" %
         (best_row and best_row["number"], fmt(best_row and best_row["ratio_to_default"]),
          json.dumps(sources), time.time() - t0))
+    log("  kept (tuner.recommend): trial %s, ratio %s, predicted %s +- %s" %
+        (kept_row and kept_row["number"], fmt(kept_row and kept_row["ratio_to_default"]),
+         fmt(k and k[0][2]), fmt(k and k[0][3])))
     log()
     return {"name": name, "seed": seed, "algorithm": algorithm, "trials": rows, "best": best_row and
             {"number": best_row["number"], "params": best_row["params"],
              "ratio_to_default": best_row["ratio_to_default"]},
+            "kept": kept_row and
+            {"number": kept_row["number"], "params": kept_row["params"],
+             "ratio_to_default": kept_row["ratio_to_default"], "predicted": k[0][2],
+             "predicted_sd": k[0][3]},
             "seconds": time.time() - t0}
+
+
+def earlier_candidates(path, top):
+    """Ceiling candidates from an earlier run's results: its random search's
+    `top` best single trials and its best re-measured configuration, to be
+    re-measured again in this run (the runner does not depend on tuner's
+    code, so an earlier random search still says where the ceiling is)."""
+    with open(path) as fh:
+        old = json.load(fh)
+    out = []
+    runs = [r for r in (old.get("random") or {}).get("runs", []) if r.get("ratio_to_default") is not None]
+    for r in sorted(runs, key=lambda r: -r["ratio_to_default"])[:top]:
+        out.append(("prev rnd #%d" % r["number"], r["params"], r["ratio_to_default"]))
+    rem = [c for c in old.get("remeasure", []) if c["label"] != "default" and c.get("mean") is not None]
+    if rem:
+        c = max(rem, key=lambda c: c["mean"])
+        out.append(("prev " + c["label"].replace("study ", ""), c["params"], c["mean"]))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -268,19 +299,19 @@ def remeasure(runner, candidates, reps):
             r = runner.run(params)
             r["round"] = rep + 1
             runs[label].append(r)
-            log("  round %d %-14s ratio %s  (%s ops/s vs default %s)%s" %
+            log("  round %d %-16s ratio %s  (%s ops/s vs default %s)%s" %
                 (rep + 1, label, fmt(r.get("ratio_to_default")), fmt((r.get("metrics") or {}).get("ops_per_sec"), 0),
                  fmt((r.get("metrics") or {}).get("ops_per_sec_default"), 0),
                  "  " + r["error"] if r.get("error") else ""))
     out = []
     log()
-    log("%-14s %8s %4s %9s %17s %9s" % ("candidate", "found", "n", "re-meas.", "95% interval", "failed"))
+    log("%-16s %8s %4s %9s %17s %9s" % ("candidate", "found", "n", "re-meas.", "95% interval", "failed"))
     for label, params, found in candidates:
         ratios = [r["ratio_to_default"] for r in runs[label] if r.get("ratio_to_default") is not None]
         mean, lo, hi = interval(ratios)
         out.append({"label": label, "params": params, "found_ratio": found, "n": len(ratios),
                     "mean": mean, "lo": lo, "hi": hi, "ratios": ratios, "runs": runs[label]})
-        log("%-14s %8s %4d %9s %17s %9d" % (label, fmt(found), len(ratios), fmt(mean),
+        log("%-16s %8s %4d %9s %17s %9d" % (label, fmt(found), len(ratios), fmt(mean),
                                              "[%s, %s]" % (fmt(lo), fmt(hi)) if lo else "n/a",
                                              len(runs[label]) - len(ratios)))
     log("(geometric mean of the per-run ratios; interval: t on the log ratios; "
@@ -350,6 +381,14 @@ def main():
     ap.add_argument("--random-seed", type=int, default=0)
     ap.add_argument("--work-dir", default="/tmp/tuner_bench_rocksdb",
                     help="runner work dir shared by all runs (default /tmp/tuner_bench_rocksdb)")
+    ap.add_argument("--keep", choices=["recommend", "best"], default="recommend",
+                    help="the configuration a study keeps (and is judged by): tuner.recommend (default; the "
+                         "best single trial is re-measured too when it differs) or tuner.best")
+    ap.add_argument("--ceiling-from", action="append", metavar="RESULTS_JSON",
+                    help="re-measure an earlier run's random-search top trials and its best re-measured "
+                         "configuration as ceiling candidates (repeatable)")
+    ap.add_argument("--ceiling-top", type=int, default=2,
+                    help="random-search trials taken from each --ceiling-from file (default 2)")
     ap.add_argument("--target", type=float, default=1.3)
     ap.add_argument("--ceiling-fraction", type=float, default=0.9)
     ap.add_argument("--smoke", action="store_true",
@@ -424,11 +463,19 @@ def main():
 
     # 3. Re-measurement and verdicts.
     cands = [("default", {}, None)]
-    cands += [("study s%d" % s["seed"] if s["algorithm"] == "gp-ei" else
-               "study %s s%d" % (s["algorithm"], s["seed"]), s["best"]["params"], s["best"]["ratio_to_default"])
-              for s in studies if s["best"]]
+    for s in studies:
+        label = "study s%d" % s["seed"] if s["algorithm"] == "gp-ei" else \
+            "study %s s%d" % (s["algorithm"], s["seed"])
+        kept = s["kept"] if a.keep == "recommend" else s["best"]
+        if kept:
+            cands.append((label, kept["params"], kept["ratio_to_default"]))
+        # the best single trial too when it differs: how much the choice matters
+        if a.keep == "recommend" and s["best"] and kept and s["best"]["number"] != kept["number"]:
+            cands.append((label.replace("study", "best"), s["best"]["params"], s["best"]["ratio_to_default"]))
     if out["random"]["best"]:
         cands.append(("random best", out["random"]["best"]["params"], out["random"]["best"]["ratio_to_default"]))
+    for path in a.ceiling_from or []:
+        cands += earlier_candidates(path, a.ceiling_top)
     t0 = time.time()
     out["remeasure"] = remeasure(runner, cands, a.remeasure) if a.remeasure > 0 else []
     out["remeasure_seconds"] = time.time() - t0

@@ -24,6 +24,7 @@
 #include "tuner_pg.h"
 
 PG_FUNCTION_INFO_V1(tuner_suggest_point);
+PG_FUNCTION_INFO_V1(tuner_unit_points);
 
 #define SUGGEST_NATTS 32
 
@@ -719,4 +720,35 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		MemoryContextDelete(suggestcxt);
 		PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
 	}
+}
+
+/*
+ * tuner._unit_points(kinds, lows, highs, log_scales, n_choices, x):
+ * configurations (rows of native values) in the unit cube the model works
+ * in, so that SQL can fit and query a GP on a study's own coordinates.
+ */
+Datum
+tuner_unit_points(PG_FUNCTION_ARGS)
+{
+	ParamSpec *params;
+	TunerStatus status;
+	double *native;
+	double *unit;
+	int d;
+	int rows;
+	int i;
+
+	params = read_space(fcinfo, &d);
+	tuner_status_clear(&status);
+	if (space_validate(params, d, &status) != TUNER_OK)
+		tuner_report_status(&status, "the search space");
+	tuner_require_arg(fcinfo, 5, "x");
+	native = read_configs(fcinfo, 5, "x", d, &rows);
+	if (rows == 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("x has no configurations")));
+	unit = palloc(mul_size(mul_size(rows, d), sizeof(double)));
+	for (i = 0; i < rows; i++)
+		space_to_unit(params, d, native + (size_t)i * d, unit + (size_t)i * d);
+	PG_RETURN_ARRAYTYPE_P(tuner_float8_matrix(unit, rows, d));
 }
