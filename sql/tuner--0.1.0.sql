@@ -60,6 +60,22 @@ CREATE TABLE tuner.parameter (
 	choices		text[],
 	default_value jsonb,
 	enabled		bool NOT NULL DEFAULT true,
+	-- active only when another (earlier) parameter's value satisfies this
+	condition	text,
+	condition_parameter text,
+	condition_op text CHECK (condition_op IN ('=', '<>', '<', '<=', '>', '>=', 'in', 'not in')),
+	condition_values jsonb CHECK (jsonb_typeof(condition_values) = 'array'),
+	-- bounds the study may widen (tuner.bound_change), never past hard_*
+	soft_bounds	bool NOT NULL DEFAULT false,
+	hard_low	float8,
+	hard_high	float8,
+	CHECK ((condition IS NULL) = (condition_parameter IS NULL)
+		   AND (condition IS NULL) = (condition_op IS NULL)
+		   AND (condition IS NULL) = (condition_values IS NULL)),
+	CHECK (condition IS NULL OR default_value IS NOT NULL),
+	CHECK (hard_low IS NULL OR hard_low <= low),
+	CHECK (hard_high IS NULL OR hard_high >= high),
+	CHECK (NOT soft_bounds OR kind IN ('float', 'int')),
 	UNIQUE (study_id, name),
 	UNIQUE (study_id, position),
 	CHECK (CASE WHEN kind IN ('float', 'int')
@@ -73,6 +89,23 @@ CREATE TABLE tuner.parameter (
 
 COMMENT ON TABLE tuner.parameter IS
 	'The search space of a study: one row per parameter, in position order';
+
+-- Every widening of a soft bound, with the trial whose suggestion
+-- triggered it.
+CREATE TABLE tuner.bound_change (
+	id			bigserial PRIMARY KEY,
+	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
+	parameter_id bigint NOT NULL REFERENCES tuner.parameter (id) ON DELETE CASCADE,
+	trial_id	bigint,
+	side		text NOT NULL CHECK (side IN ('low', 'high')),
+	old_value	float8 NOT NULL,
+	new_value	float8 NOT NULL,
+	reason		text NOT NULL,
+	changed_at	timestamptz NOT NULL DEFAULT now()
+);
+
+COMMENT ON TABLE tuner.bound_change IS
+	'Soft bounds the study widened because suggestions or the incumbent kept landing next to them';
 
 CREATE TABLE tuner.metric (
 	id			bigserial PRIMARY KEY,
@@ -244,6 +277,8 @@ SELECT pg_catalog.pg_extension_config_dump('tuner.trial_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('tuner.observation', '');
 SELECT pg_catalog.pg_extension_config_dump('tuner.model', '');
 SELECT pg_catalog.pg_extension_config_dump('tuner.model_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.bound_change', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.bound_change_id_seq', '');
 
 -------------------------------------------------------------------------------
 -- Views
@@ -838,7 +873,9 @@ BEGIN
 END;
 $$;
 
--- The parameter arrays of a study's space, in position order.
+-- The parameter arrays of the space the model searches (the enabled
+-- parameters), in position order; all_defaults and default_config cover
+-- every parameter.
 CREATE FUNCTION tuner._space(study_id bigint,
 							 OUT names text[], OUT kinds int[],
 							 OUT lows float8[], OUT highs float8[],
@@ -846,13 +883,13 @@ CREATE FUNCTION tuner._space(study_id bigint,
 							 OUT all_defaults bool, OUT default_config jsonb)
 LANGUAGE sql STABLE
 AS $$
-SELECT pg_catalog.array_agg(p.name ORDER BY p.position),
+SELECT pg_catalog.array_agg(p.name ORDER BY p.position) FILTER (WHERE p.enabled),
 	   pg_catalog.array_agg(CASE p.kind WHEN 'float' THEN 0 WHEN 'int' THEN 1
-							WHEN 'bool' THEN 2 ELSE 3 END ORDER BY p.position),
-	   pg_catalog.array_agg(COALESCE(p.low, 0) ORDER BY p.position),
-	   pg_catalog.array_agg(COALESCE(p.high, 1) ORDER BY p.position),
-	   pg_catalog.array_agg(p.log_scale ORDER BY p.position),
-	   pg_catalog.array_agg(COALESCE(pg_catalog.cardinality(p.choices), 0) ORDER BY p.position),
+							WHEN 'bool' THEN 2 ELSE 3 END ORDER BY p.position) FILTER (WHERE p.enabled),
+	   pg_catalog.array_agg(COALESCE(p.low, 0) ORDER BY p.position) FILTER (WHERE p.enabled),
+	   pg_catalog.array_agg(COALESCE(p.high, 1) ORDER BY p.position) FILTER (WHERE p.enabled),
+	   pg_catalog.array_agg(p.log_scale ORDER BY p.position) FILTER (WHERE p.enabled),
+	   pg_catalog.array_agg(COALESCE(pg_catalog.cardinality(p.choices), 0) ORDER BY p.position) FILTER (WHERE p.enabled),
 	   pg_catalog.bool_and(p.default_value IS NOT NULL),
 	   pg_catalog.jsonb_object_agg(p.name, p.default_value)
   FROM tuner.parameter p
@@ -1060,10 +1097,10 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_settings)
 	LOOP
-		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank', 'icm_joint', 'transfer_from') THEN
+		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank', 'icm_joint', 'transfer_from', 'bound_margin', 'bound_hits') THEN
 			RAISE EXCEPTION 'unknown study setting "%"', k
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, icm_joint, transfer_from.';
+					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, icm_joint, transfer_from, bound_margin, bound_hits.';
 		END IF;
 	END LOOP;
 	PERFORM tuner._check_run_settings(p_settings);
@@ -1075,6 +1112,17 @@ BEGIN
 	END IF;
 	IF p_settings ? 'icm_rank' THEN
 		PERFORM tuner._json_int(p_settings -> 'icm_rank', 'setting icm_rank', 1, 100);
+	END IF;
+	IF p_settings ? 'bound_hits' THEN
+		PERFORM tuner._json_int(p_settings -> 'bound_hits', 'setting bound_hits', 1, 1000);
+	END IF;
+	IF p_settings ? 'bound_margin' AND (pg_catalog.jsonb_typeof(p_settings -> 'bound_margin') <> 'number'
+										OR (p_settings ->> 'bound_margin')::float8 <= 0
+										OR (p_settings ->> 'bound_margin')::float8 >= 0.5) THEN
+		RAISE EXCEPTION 'setting bound_margin must be a number between 0 and 0.5'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', p_settings -> 'bound_margin'),
+				  HINT = 'It is the share of a parameter''s range next to a soft bound, e.g. 0.05.';
 	END IF;
 	IF p_settings ? 'icm_joint' THEN
 		-- stored as a number (true is 1)
@@ -1123,12 +1171,156 @@ END;
 $$;
 
 -- Add a parameter to a study's search space (before its first trial).
+-- A parameter's condition, "other op value": other is an earlier
+-- parameter of the study; op is =, <>, !=, <, <=, >, >= (numbers only),
+-- IN (...) or NOT IN (...); values are numbers, true/false, or labels
+-- (bare or in single quotes) of a categorical.  Returned normalised.
+CREATE FUNCTION tuner._parse_condition(p_study_id bigint, p_name text, p_text text,
+									   OUT condition text, OUT parameter text,
+									   OUT op text, OUT vals jsonb)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	m text[];
+	ref tuner.parameter;
+	raw text[];
+	v text;
+	num float8;
+BEGIN
+	m := pg_catalog.regexp_match($3,
+		'^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(=|==|!=|<>|<=|>=|<|>|\s[Nn][Oo][Tt]\s+[Ii][Nn]\s|\s[Ii][Nn]\s)\s*(.*?)\s*$');
+	IF m IS NULL OR m[3] = '' THEN
+		RAISE EXCEPTION 'cannot parse the condition of parameter "%": %', $2, $3
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Write "other_parameter = value" (also <>, <, <=, >, >=) or "other_parameter IN (a, b)".';
+	END IF;
+	SELECT * INTO ref FROM tuner.parameter p WHERE p.study_id = $1 AND p.name = m[1];
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'the condition of parameter "%" refers to unknown parameter "%"', $2, m[1]
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Add the parameter the condition tests before the conditional one.';
+	END IF;
+	op := pg_catalog.lower(pg_catalog.regexp_replace(pg_catalog.btrim(m[2]), '\s+', ' ', 'g'));
+	op := CASE op WHEN '==' THEN '=' WHEN '!=' THEN '<>' ELSE op END;
+	IF op IN ('in', 'not in') THEN
+		IF m[3] !~ '^\(.*\)$' THEN
+			RAISE EXCEPTION 'the condition of parameter "%" needs a parenthesised list after %', $2, pg_catalog.upper(op)
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Write e.g. "osd_op_queue IN (wpq, mclock_scheduler)".';
+		END IF;
+		raw := pg_catalog.regexp_split_to_array(pg_catalog.substr(m[3], 2, pg_catalog.length(m[3]) - 2), '\s*,\s*');
+	ELSE
+		raw := ARRAY[m[3]];
+	END IF;
+	IF ref.kind IN ('bool', 'categorical') AND op IN ('<', '<=', '>', '>=') THEN
+		RAISE EXCEPTION 'the condition of parameter "%" orders % parameter "%"', $2, ref.kind, ref.name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use =, <>, IN or NOT IN with bool and categorical parameters.';
+	END IF;
+	vals := '[]';
+	FOREACH v IN ARRAY raw LOOP
+		v := pg_catalog.btrim(v);
+		IF v ~ '^''.*''$' THEN
+			v := pg_catalog.substr(v, 2, pg_catalog.length(v) - 2);
+		END IF;
+		IF v = '' THEN
+			RAISE EXCEPTION 'the condition of parameter "%" has an empty value', $2
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF ref.kind = 'categorical' THEN
+			IF pg_catalog.array_position(ref.choices, v) IS NULL THEN
+				RAISE EXCEPTION 'the condition of parameter "%": "%" is not a choice of "%"', $2, v, ref.name
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('The choices are %s.', ref.choices);
+			END IF;
+			vals := vals || pg_catalog.to_jsonb(v);
+		ELSIF ref.kind = 'bool' THEN
+			IF pg_catalog.lower(v) NOT IN ('true', 'false') THEN
+				RAISE EXCEPTION 'the condition of parameter "%": "%" is not a boolean', $2, v
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			vals := vals || pg_catalog.to_jsonb(pg_catalog.lower(v)::bool);
+		ELSE
+			BEGIN
+				num := v::float8;
+			EXCEPTION WHEN invalid_text_representation OR numeric_value_out_of_range THEN
+				RAISE EXCEPTION 'the condition of parameter "%": "%" is not a number', $2, v
+					USING ERRCODE = 'invalid_parameter_value';
+			END;
+			IF num = 'NaN' OR num IN ('Infinity', '-Infinity') THEN
+				RAISE EXCEPTION 'the condition of parameter "%" compares with a non-finite number', $2
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			vals := vals || pg_catalog.to_jsonb(num);
+		END IF;
+	END LOOP;
+	parameter := ref.name;
+	condition := pg_catalog.format('%s %s %s', ref.name, pg_catalog.upper(op),
+		CASE WHEN op IN ('in', 'not in')
+			 THEN '(' || (SELECT pg_catalog.string_agg(e #>> '{}', ', ') FROM pg_catalog.jsonb_array_elements(vals) e) || ')'
+			 ELSE vals ->> 0 END);
+END;
+$$;
+
+-- Whether a conditional parameter is active in a configuration (name ->
+-- value); a parameter without condition always is.
+CREATE FUNCTION tuner._condition_holds(p tuner.parameter, config jsonb)
+RETURNS bool
+LANGUAGE sql IMMUTABLE
+AS $$
+SELECT CASE
+	WHEN $1.condition_parameter IS NULL THEN true
+	WHEN $2 -> $1.condition_parameter IS NULL THEN false
+	WHEN $1.condition_op IN ('=', 'in') THEN
+		EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements($1.condition_values) e
+				 WHERE CASE pg_catalog.jsonb_typeof(e) WHEN 'number'
+						THEN (e)::float8 = ($2 -> $1.condition_parameter)::float8
+						ELSE e = $2 -> $1.condition_parameter END)
+	WHEN $1.condition_op IN ('<>', 'not in') THEN
+		NOT EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements($1.condition_values) e
+					 WHERE CASE pg_catalog.jsonb_typeof(e) WHEN 'number'
+							THEN (e)::float8 = ($2 -> $1.condition_parameter)::float8
+							ELSE e = $2 -> $1.condition_parameter END)
+	WHEN $1.condition_op = '<' THEN ($2 -> $1.condition_parameter)::float8 < ($1.condition_values -> 0)::float8
+	WHEN $1.condition_op = '<=' THEN ($2 -> $1.condition_parameter)::float8 <= ($1.condition_values -> 0)::float8
+	WHEN $1.condition_op = '>' THEN ($2 -> $1.condition_parameter)::float8 > ($1.condition_values -> 0)::float8
+	ELSE ($2 -> $1.condition_parameter)::float8 >= ($1.condition_values -> 0)::float8
+END;
+$$;
+
+-- A configuration with every inactive parameter at its default, in
+-- position order (so a condition sees the final value of the parameter
+-- it tests).
+CREATE FUNCTION tuner._apply_conditions(study_id bigint, config jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	p tuner.parameter;
+	c jsonb := $2;
+BEGIN
+	FOR p IN SELECT * FROM tuner.parameter q
+			  WHERE q.study_id = $1 AND q.condition_parameter IS NOT NULL
+			  ORDER BY q.position
+	LOOP
+		IF NOT tuner._condition_holds(p, c) THEN
+			c := c || pg_catalog.jsonb_build_object(p.name, p.default_value);
+		END IF;
+	END LOOP;
+	RETURN c;
+END;
+$$;
+
 CREATE FUNCTION tuner.add_parameter(study text, name text, kind text,
 									low float8 DEFAULT NULL,
 									high float8 DEFAULT NULL,
 									default_value text DEFAULT NULL,
 									log_scale bool DEFAULT false,
-									choices text[] DEFAULT NULL)
+									choices text[] DEFAULT NULL,
+									condition text DEFAULT NULL,
+									soft_bounds bool DEFAULT false,
+									hard_low float8 DEFAULT NULL,
+									hard_high float8 DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -1142,6 +1334,14 @@ DECLARE
 	p_default text := $6;
 	p_log bool := $7;
 	p_choices text[] := $8;
+	p_condition text := $9;
+	p_soft bool := $10;
+	p_hard_low float8 := $11;
+	p_hard_high float8 := $12;
+	v_cond_text text;
+	v_cond_param text;
+	v_cond_op text;
+	v_cond_vals jsonb;
 	v_default jsonb;
 	v_num float8;
 	v_position int;
@@ -1285,17 +1485,111 @@ BEGIN
 		END IF;
 	END IF;
 
+	PERFORM tuner._not_null(p_soft, 'soft_bounds');
+	IF (p_soft OR p_hard_low IS NOT NULL OR p_hard_high IS NOT NULL)
+	   AND p_kind NOT IN ('float', 'int') THEN
+		RAISE EXCEPTION '% parameter "%" has no bounds to widen', p_kind, p_name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'soft_bounds, hard_low and hard_high apply to float and int parameters.';
+	END IF;
+	IF (p_hard_low IS NOT NULL OR p_hard_high IS NOT NULL) AND NOT p_soft THEN
+		RAISE EXCEPTION 'hard limits of parameter "%" need soft_bounds => true', p_name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Hard limits say how far soft bounds may widen; without soft bounds low and high are the limits.';
+	END IF;
+	IF p_hard_low = 'NaN' OR p_hard_high = 'NaN'
+	   OR p_hard_low IN ('Infinity', '-Infinity') OR p_hard_high IN ('Infinity', '-Infinity') THEN
+		RAISE EXCEPTION 'hard limits of parameter "%" must be finite', p_name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Leave a hard limit NULL for none.';
+	END IF;
+	IF p_hard_low > p_low OR p_hard_high < p_high THEN
+		RAISE EXCEPTION 'hard limits of parameter "%" must contain its bounds', p_name
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('The bounds are [%s, %s], the hard limits [%s, %s].',
+											 p_low, p_high, COALESCE(p_hard_low::text, 'none'),
+											 COALESCE(p_hard_high::text, 'none'));
+	END IF;
+	IF p_kind = 'int' AND (p_hard_low <> pg_catalog.trunc(p_hard_low)
+						   OR p_hard_high <> pg_catalog.trunc(p_hard_high)) THEN
+		RAISE EXCEPTION 'hard limits of int parameter "%" must be integers', p_name
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF p_log AND p_hard_low <= 0 THEN
+		RAISE EXCEPTION 'log-scaled parameter "%" needs a positive hard_low', p_name
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+
+	IF p_condition IS NOT NULL THEN
+		SELECT c.condition, c.parameter, c.op, c.vals
+		  INTO v_cond_text, v_cond_param, v_cond_op, v_cond_vals
+		  FROM tuner._parse_condition(s.id, p_name, p_condition) c;
+		IF v_default IS NULL THEN
+			RAISE EXCEPTION 'conditional parameter "%" needs a default value', p_name
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'A parameter keeps its default while its condition is false: pass default_value => ....';
+		END IF;
+	END IF;
+
 	SELECT COALESCE(pg_catalog.max(position), 0) + 1 INTO v_position
 	  FROM tuner.parameter WHERE study_id = s.id;
 	BEGIN
 		INSERT INTO tuner.parameter (study_id, position, name, kind, low, high,
-									 log_scale, choices, default_value)
+									 log_scale, choices, default_value,
+									 condition, condition_parameter,
+									 condition_op, condition_values,
+									 soft_bounds, hard_low, hard_high)
 		VALUES (s.id, v_position, p_name, p_kind, p_low, p_high, p_log,
-				p_choices, v_default);
+				p_choices, v_default, v_cond_text, v_cond_param, v_cond_op,
+				v_cond_vals, p_soft, p_hard_low, p_hard_high);
 	EXCEPTION WHEN unique_violation THEN
 		RAISE EXCEPTION 'parameter "%" already exists in study "%"', p_name, s.name
 			USING ERRCODE = 'duplicate_object';
 	END;
+END;
+$$;
+
+-- Tune only these parameters: the others are disabled, fixed at their
+-- defaults in every suggestion and left out of the model (tuner.select_top
+-- does this with a Lasso ranking).  Allowed between trials.  Returns the
+-- number of parameters enabled.
+CREATE FUNCTION tuner.enable_parameters(study text, parameters text[])
+RETURNS int
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	s tuner.study;
+	v_unknown text;
+	v_no_default text;
+	v_count int;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null($2, 'parameters');
+	IF pg_catalog.cardinality($2) = 0 OR pg_catalog.array_position($2, NULL) IS NOT NULL THEN
+		RAISE EXCEPTION 'parameters must name at least one parameter and no NULL'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'A study tunes at least one parameter.';
+	END IF;
+	PERFORM 1 FROM tuner.study WHERE id = s.id FOR UPDATE;
+	SELECT u.name INTO v_unknown FROM pg_catalog.unnest($2) AS u(name)
+	 WHERE NOT EXISTS (SELECT 1 FROM tuner.parameter p WHERE p.study_id = s.id AND p.name = u.name)
+	 LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'study "%" has no parameter "%"', s.name, v_unknown
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	SELECT p.name INTO v_no_default FROM tuner.parameter p
+	 WHERE p.study_id = s.id AND p.name <> ALL ($2) AND p.default_value IS NULL
+	 ORDER BY p.position LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'parameter "%" cannot be disabled because it has no default value', v_no_default
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'A disabled parameter is fixed at its default: give it one, or keep it enabled.';
+	END IF;
+	UPDATE tuner.parameter p SET enabled = (p.name = ANY ($2)) WHERE p.study_id = s.id;
+	SELECT pg_catalog.count(*) INTO v_count FROM tuner.parameter p
+	 WHERE p.study_id = s.id AND p.enabled;
+	RETURN v_count;
 END;
 $$;
 
@@ -1331,7 +1625,7 @@ WITH src AS (
 								 THEN pv.v::float8 END END
 				   FROM tuner.parameter p
 				  CROSS JOIN LATERAL (SELECT COALESCE(t.config -> p.name, p.default_value) AS v) pv
-				  WHERE p.study_id = $1
+				  WHERE p.study_id = $1 AND p.enabled
 				  ORDER BY p.position) AS x
 	  FROM src
 	  JOIN tuner.metric m ON m.study_id = src.id AND m.name = src.objective
@@ -1741,6 +2035,103 @@ $$;
 
 -- Suggest the next configuration of a study and record it as a running
 -- trial.  Returns {"trial": <trial id>, "params": {name: value, ...}}.
+-- Dynamic bounds: a soft bound widens when the model's suggestions keep
+-- landing within bound_margin (share of the range, in log space for
+-- log-scaled parameters; default 0.05) of it: bound_hits (default 3) hits
+-- since that side last changed, the incumbent next to it counting as one.
+-- The range then doubles on that side, never past the hard limit.  Runs
+-- after each suggestion, under suggest_next's lock of the study.
+CREATE FUNCTION tuner._widen_soft_bounds(s tuner.study, p_trial bigint)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	p tuner.parameter;
+	v_margin float8 := COALESCE((s.settings ->> 'bound_margin')::float8, 0.05);
+	v_hits int := COALESCE((s.settings ->> 'bound_hits')::int, 3);
+	v_best jsonb;
+	v_since bigint;
+	v_count int;
+	v_incumbent bool;
+	v_old float8;
+	v_new float8;
+	v_side text;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM tuner.parameter q
+					WHERE q.study_id = s.id AND q.soft_bounds AND q.enabled) THEN
+		RETURN;
+	END IF;
+	SELECT b.params INTO v_best FROM tuner.best(s.name) b;
+	FOR p IN SELECT * FROM tuner.parameter q
+			  WHERE q.study_id = s.id AND q.soft_bounds AND q.enabled
+			  ORDER BY q.position
+	LOOP
+		FOREACH v_side IN ARRAY ARRAY['low', 'high']
+		LOOP
+			SELECT COALESCE(pg_catalog.max(c.trial_id), 0) INTO v_since
+			  FROM tuner.bound_change c
+			 WHERE c.parameter_id = p.id AND c.side = v_side;
+			SELECT pg_catalog.count(*) INTO v_count
+			  FROM tuner.trial t
+			 WHERE t.study_id = s.id AND t.id > v_since AND t.source = 'model'
+			   AND tuner._near_bound(p, (t.config ->> p.name)::float8, v_side, v_margin);
+			v_incumbent := v_best IS NOT NULL
+				AND tuner._near_bound(p, (v_best ->> p.name)::float8, v_side, v_margin);
+			CONTINUE WHEN v_count + v_incumbent::int < v_hits;
+
+			v_old := CASE v_side WHEN 'low' THEN p.low ELSE p.high END;
+			IF p.log_scale THEN
+				v_new := CASE v_side WHEN 'low' THEN p.low * p.low / p.high
+							  ELSE p.high * p.high / p.low END;
+			ELSE
+				v_new := CASE v_side WHEN 'low' THEN 2 * p.low - p.high
+							  ELSE 2 * p.high - p.low END;
+			END IF;
+			IF p.kind = 'int' THEN
+				v_new := CASE v_side WHEN 'low' THEN pg_catalog.floor(v_new) ELSE pg_catalog.ceil(v_new) END;
+				IF p.log_scale THEN
+					v_new := GREATEST(v_new, 1);
+				END IF;
+			END IF;
+			v_new := CASE v_side WHEN 'low' THEN GREATEST(v_new, COALESCE(p.hard_low, v_new))
+						  ELSE LEAST(v_new, COALESCE(p.hard_high, v_new)) END;
+			CONTINUE WHEN v_new = v_old;
+
+			IF v_side = 'low' THEN
+				UPDATE tuner.parameter SET low = v_new WHERE id = p.id;
+				p.low := v_new;
+			ELSE
+				UPDATE tuner.parameter SET high = v_new WHERE id = p.id;
+				p.high := v_new;
+			END IF;
+			INSERT INTO tuner.bound_change (study_id, parameter_id, trial_id, side,
+											old_value, new_value, reason)
+			VALUES (s.id, p.id, p_trial, v_side, v_old, v_new,
+					pg_catalog.format('%s model suggestions%s within %s of the range of the %s bound',
+									  v_count, CASE WHEN v_incumbent THEN ' and the incumbent' ELSE '' END,
+									  v_margin, v_side));
+		END LOOP;
+	END LOOP;
+END;
+$$;
+
+-- Whether a value lies within margin (share of the range, log space for
+-- log-scaled parameters) of a parameter's low or high bound.
+CREATE FUNCTION tuner._near_bound(p tuner.parameter, value float8, side text,
+								  margin float8)
+RETURNS bool
+LANGUAGE sql IMMUTABLE
+AS $$
+SELECT CASE WHEN $2 IS NULL THEN false
+			WHEN $1.log_scale AND $2 > 0 THEN
+				CASE $3 WHEN 'low' THEN pg_catalog.ln($2 / $1.low) <= $4 * pg_catalog.ln($1.high / $1.low)
+						ELSE pg_catalog.ln($1.high / $2) <= $4 * pg_catalog.ln($1.high / $1.low) END
+			ELSE
+				CASE $3 WHEN 'low' THEN $2 - $1.low <= $4 * ($1.high - $1.low)
+						ELSE $1.high - $2 <= $4 * ($1.high - $1.low) END
+	   END;
+$$;
+
 CREATE FUNCTION tuner.suggest_next(study text)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -1850,7 +2241,7 @@ BEGIN
 	IF s.algorithm = 'clustered-icm' THEN
 		SELECT pg_catalog.array_agg(ARRAY(
 					SELECT CASE WHEN p.name = ANY (m.cluster) THEN 1 ELSE 0 END
-					  FROM tuner.parameter p WHERE p.study_id = s.id
+					  FROM tuner.parameter p WHERE p.study_id = s.id AND p.enabled
 					 ORDER BY p.position) ORDER BY a.k),
 			   pg_catalog.array_agg((a.k - 1)::int ORDER BY a.k),
 			   pg_catalog.array_agg(m.name ORDER BY a.k)
@@ -1859,7 +2250,7 @@ BEGIN
 		  JOIN tuner.metric m ON m.id = a.id
 		 WHERE m.cluster IS NOT NULL
 		   AND EXISTS (SELECT 1 FROM tuner.parameter p
-						WHERE p.study_id = s.id AND p.name = ANY (m.cluster));
+						WHERE p.study_id = s.id AND p.enabled AND p.name = ANY (m.cluster));
 	END IF;
 	v_icm := pg_catalog.cardinality(v_aux_ids) > 0 OR v_x_transfer IS NOT NULL;
 	-- What the core runs: clustered-icm without clusters is icm, icm
@@ -1882,7 +2273,7 @@ BEGIN
 	END IF;
 	WITH p AS (
 		SELECT position, name, kind, choices
-		  FROM tuner.parameter WHERE study_id = s.id
+		  FROM tuner.parameter WHERE study_id = s.id AND enabled
 	), native AS MATERIALIZED (
 		SELECT t.number, t.state, ob.value,
 			   CASE WHEN pg_catalog.cardinality(v_aux_ids) > 0 AND t.state = 'complete' THEN ARRAY(
@@ -1929,6 +2320,8 @@ BEGIN
 	   -- clustered-icm refits its clusters every step (no warm start)
 	   AND m.kind = CASE v_algorithm WHEN 'icm' THEN 'icm' WHEN 'gp-ei' THEN 'gp' END
 	   AND (NOT v_icm OR m.tasks = v_tasks)
+	   -- the same parameters (select_top may have changed them)
+	   AND m.parameters = sp.names
 	 ORDER BY m.id DESC LIMIT 1;
 
 	-- With earlier studies to learn from, the model starts after two trials.
@@ -1988,7 +2381,12 @@ BEGIN
 	  INTO v_params
 	  FROM (SELECT name, kind, choices,
 				   pg_catalog.row_number() OVER (ORDER BY position) AS i
-			  FROM tuner.parameter WHERE study_id = s.id) p;
+			  FROM tuner.parameter WHERE study_id = s.id AND enabled) p;
+	-- Disabled parameters keep their defaults; inactive ones too.
+	v_params := COALESCE((SELECT pg_catalog.jsonb_object_agg(p.name, p.default_value)
+							FROM tuner.parameter p
+						   WHERE p.study_id = s.id AND NOT p.enabled), '{}') || v_params;
+	v_params := tuner._apply_conditions(s.id, v_params);
 
 	BEGIN
 		INSERT INTO tuner.trial (study_id, number, config, state, source,
@@ -2003,6 +2401,8 @@ BEGIN
 			USING ERRCODE = 'serialization_failure',
 				  HINT = 'Retry the call; under READ COMMITTED concurrent callers wait for each other instead.';
 	END;
+
+	PERFORM tuner._widen_soft_bounds(s, v_trial);
 
 	IF r.source = 'model' AND v_algorithm = 'clustered-icm' THEN
 		-- one row per cluster that was fitted
@@ -2239,7 +2639,7 @@ BEGIN
 	sp := tuner._space(s.id);
 	WITH p AS (
 		SELECT position, name, kind, choices
-		  FROM tuner.parameter WHERE study_id = s.id
+		  FROM tuner.parameter WHERE study_id = s.id AND enabled
 	), native AS (
 		SELECT t.id, t.number, ob.value,
 			   pg_catalog.array_agg(CASE p.kind
