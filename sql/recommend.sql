@@ -77,6 +77,43 @@ SELECT abs((r.params ->> 'x')::float8 - 0.3) < 0.15 AS near_minimum,
        r.predicted < 0.2 AS predicted_low
   FROM tuner.recommend('noisy_min') r;
 
+-- A known measurement noise (noise_sd, argument or study setting) floors
+-- the fitted noise: the model is less sure of every trial and the lucky
+-- one gives way.
+SELECT tuner.create_study('wide', 'ops', 'maximize', '{"seed": 9, "n_initial": 3}') > 0 AS created;
+SELECT tuner.add_parameter('wide', 'p' || i, 'float', 0, 1) FROM generate_series(1, 8) i;
+CREATE TEMP TABLE w (i int, id bigint, value float8);
+DO $$
+DECLARE
+	r jsonb;
+	v float8;
+BEGIN
+	FOR i IN 1 .. 9 LOOP
+		r := tuner.suggest_next('wide');
+		v := 1 + 0.1 * (r -> 'params' ->> 'p1')::float8 + 0.05 * (CASE WHEN i % 2 = 0 THEN 1 ELSE -1 END);
+		IF i = 3 THEN
+			v := v + 0.5;
+		END IF;
+		INSERT INTO w VALUES (i, (r ->> 'trial')::bigint, v);
+		PERFORM tuner.report((r ->> 'trial')::bigint, jsonb_build_object('ops', v));
+	END LOOP;
+END;
+$$;
+CREATE TEMP TABLE free AS SELECT * FROM tuner.recommend('wide');
+CREATE TEMP TABLE floored AS SELECT * FROM tuner.recommend('wide', noise_sd => 0.3);
+SELECT (SELECT trial FROM tuner.best('wide')) = (SELECT id FROM w WHERE i = 3) AS lucky_is_best,
+       (SELECT trial FROM floored) <> (SELECT id FROM w WHERE i = 3) AS floored_not_lucky,
+       (SELECT predicted_sd FROM floored) > (SELECT predicted_sd FROM free) AS floored_less_sure;
+-- The study's setting is used when no argument is given.
+SELECT tuner.create_study('wide2', 'ops', 'maximize', '{"noise_sd": 0.3}') > 0 AS created;
+UPDATE tuner.study SET settings = settings || '{"noise_sd": 0.3}' WHERE name = 'wide';
+SELECT r.trial = f.trial AND r.predicted = f.predicted AND r.predicted_sd = f.predicted_sd AS setting_is_used
+  FROM tuner.recommend('wide') r, floored f;
+SELECT * FROM tuner.recommend('wide', noise_sd => 0);
+SELECT * FROM tuner.recommend('wide', noise_sd => 'NaN');
+SELECT tuner.create_study('bad_noise', 'ops', settings => '{"noise_sd": -1}');
+SELECT tuner.create_study('bad_noise', 'ops', settings => '{"noise_sd": "high"}');
+
 -- Fewer than three complete trials: the best trial, no prediction.
 SELECT tuner.create_study('short', 'ops', 'maximize', '{"seed": 6}') > 0 AS created;
 SELECT tuner.add_parameter('short', 'x', 'float', 0, 1);
@@ -94,4 +131,4 @@ SELECT tuner._unit_points('{0}', '{1}', '{0}', '{f}', '{0}', '{{0.5}}');
 SELECT tuner._unit_points('{0}', '{0}', '{10}', '{f}', '{0}', '{{5}, {15}}');
 
 -- Leave nothing behind for the tests that follow.
-SELECT tuner.drop_study(n) FROM unnest(ARRAY['noisy', 'noisy_min', 'short']) n;
+SELECT tuner.drop_study(n) FROM unnest(ARRAY['noisy', 'noisy_min', 'short', 'wide', 'wide2']) n;

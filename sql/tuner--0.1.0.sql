@@ -911,12 +911,15 @@ $$;
 -- 600 s is a generous timeout.  Budgets are about 10 trials (the paper's):
 -- the default, two space-filling points, then the model (the generic
 -- d + 1 = 11 would leave a 10-trial study without a single model trial;
--- the paper starts its models from one observation).
+-- the paper starts its models from one observation).  noise_sd is the
+-- paired ratio's measured spread with the runner's default direct I/O
+-- (sd 0.235 in 6 default-vs-default pairs, CV 13-22% in a second set; see
+-- src/runners/rocksdb/README.md), for tuner.recommend.
 CREATE FUNCTION tuner._rocksdb_preset_settings()
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE
 AS $$
-SELECT '{"n_initial": 3, "trial_timeout_s": 600, "runner": {"duration_s": 30, "paired": true}}'::jsonb;
+SELECT '{"n_initial": 3, "trial_timeout_s": 600, "noise_sd": 0.2, "runner": {"duration_s": 30, "paired": true}}'::jsonb;
 $$;
 
 -- Check the runner settings the preset's runner understands (see
@@ -1064,7 +1067,10 @@ BEGIN
 		IF p_settings ? 'runner' THEN
 			PERFORM tuner._check_rocksdb_runner_settings(p_settings -> 'runner');
 		END IF;
-		p_settings := tuner._rocksdb_preset_settings() || p_settings ||
+		-- (its noise_sd is the paired ratio's, meaningless for another objective)
+		p_settings := (tuner._rocksdb_preset_settings()
+					   - CASE WHEN p_objective <> 'ratio_to_default' THEN 'noise_sd' ELSE '' END)
+			|| p_settings ||
 			pg_catalog.jsonb_build_object('runner',
 				(tuner._rocksdb_preset_settings() -> 'runner') ||
 				COALESCE(p_settings -> 'runner', '{}'));
@@ -1097,10 +1103,10 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_settings)
 	LOOP
-		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank', 'icm_joint', 'transfer_from', 'bound_margin', 'bound_hits') THEN
+		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank', 'icm_joint', 'transfer_from', 'bound_margin', 'bound_hits', 'noise_sd') THEN
 			RAISE EXCEPTION 'unknown study setting "%"', k
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, icm_joint, transfer_from, bound_margin, bound_hits.';
+					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, icm_joint, transfer_from, bound_margin, bound_hits, noise_sd.';
 		END IF;
 	END LOOP;
 	PERFORM tuner._check_run_settings(p_settings);
@@ -1112,6 +1118,9 @@ BEGIN
 	END IF;
 	IF p_settings ? 'icm_rank' THEN
 		PERFORM tuner._json_int(p_settings -> 'icm_rank', 'setting icm_rank', 1, 100);
+	END IF;
+	IF p_settings ? 'noise_sd' THEN
+		PERFORM tuner._check_noise_sd(p_settings -> 'noise_sd', 'setting noise_sd');
 	END IF;
 	IF p_settings ? 'bound_hits' THEN
 		PERFORM tuner._json_int(p_settings -> 'bound_hits', 'setting bound_hits', 1, 1000);
@@ -2616,12 +2625,32 @@ BEGIN
 END;
 $$;
 
+-- A measurement noise standard deviation, in objective units.
+CREATE FUNCTION tuner._check_noise_sd(value jsonb, what text)
+RETURNS float8
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+	IF pg_catalog.jsonb_typeof(value) <> 'number' OR (value #>> '{}')::float8 <= 0 THEN
+		RAISE EXCEPTION '% must be a positive number', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', value),
+				  HINT = 'It is the standard deviation of one measurement of the objective, in its own units.';
+	END IF;
+	RETURN (value #>> '{}')::float8;
+END;
+$$;
+
 -- The configuration to keep: among the tried ones, the one a GP fitted
 -- to every complete trial predicts best.  With noisy trials the best
 -- single observation (tuner.best) is biased upwards, the winner's curse;
--- the posterior mean pools each trial with its neighbours.  Below three
--- complete trials there is no model to ask: the best trial, predicted NULL.
-CREATE FUNCTION tuner.recommend(study text)
+-- the posterior mean pools each trial with its neighbours.  But with few
+-- trials in many dimensions the likelihood can explain any data without
+-- noise (the fit interpolates and the mean is the observation), so a known
+-- measurement noise (noise_sd, or the study's setting of that name) is a
+-- floor on the fitted noise.  Below three complete trials there is no
+-- model to ask: the best trial, predicted NULL.
+CREATE FUNCTION tuner.recommend(study text, noise_sd float8 DEFAULT NULL)
 RETURNS TABLE (trial bigint, value float8, predicted float8,
 			   predicted_sd float8, params jsonb)
 LANGUAGE plpgsql STABLE
@@ -2634,8 +2663,16 @@ DECLARE
 	v_x float8[];
 	v_y float8[];
 	v_model jsonb;
+	v_noise_sd float8 := $2;
+	v_options jsonb;
+	v_spread float8;
 BEGIN
 	s := tuner._find_study($1);
+	IF v_noise_sd IS NOT NULL THEN
+		PERFORM tuner._check_noise_sd(pg_catalog.to_jsonb(v_noise_sd), 'noise_sd');
+	ELSIF s.settings ? 'noise_sd' THEN
+		v_noise_sd := (s.settings ->> 'noise_sd')::float8;
+	END IF;
 	sp := tuner._space(s.id);
 	WITH p AS (
 		SELECT position, name, kind, choices
@@ -2668,7 +2705,15 @@ BEGIN
 
 	v_x := tuner._unit_points(sp.kinds, sp.lows, sp.highs, sp.log_scales,
 							  sp.n_choices, v_x);
-	v_model := tuner.gp_fit(v_x, v_y, pg_catalog.jsonb_build_object('seed', s.seed));
+	v_options := pg_catalog.jsonb_build_object('seed', s.seed);
+	-- The fit standardises y: the floor is the noise variance in units of
+	-- y's variance, below the fit's upper bound of 2.
+	SELECT pg_catalog.stddev_samp(u) INTO v_spread FROM pg_catalog.unnest(v_y) u;
+	IF v_noise_sd IS NOT NULL AND v_spread > 0 THEN
+		v_options := v_options || pg_catalog.jsonb_build_object('min_noise',
+			LEAST(1.9, (v_noise_sd / v_spread) ^ 2));
+	END IF;
+	v_model := tuner.gp_fit(v_x, v_y, v_options);
 	RETURN QUERY
 	SELECT t.id, o.value, g.mean, g.sd, t.config
 	  FROM tuner.gp_predict(v_model, v_x) WITH ORDINALITY AS g(mean, sd, k)
