@@ -414,6 +414,7 @@ cd_solve(CdState *s, const Design *d, double lambda, const LassoOptions *o,
 		for (j = 0; j < p; j++)
 		{
 			double wj = s->w[j];
+			const double *xj;
 			double tmp, wn;
 
 			if (d->norm2[j] == 0.0)
@@ -421,20 +422,29 @@ cd_solve(CdState *s, const Design *d, double lambda, const LassoOptions *o,
 			if (wj == 0.0 && o->use_bounds &&
 				grad_bound(s, d, j) * (1.0 + BOUND_SLACK) < alpha)
 				continue;
-			tmp = grad_exact(s, d, j) + wj * d->norm2[j];
+			/*
+			 * scikit-learn's order of operations: add the feature back into
+			 * the residual, take its correlation, subtract the new value.
+			 * At a knife edge (lambda at lambda_max) the rounding of this
+			 * order decides whether a coefficient of 1e-17 settles, and so
+			 * the sweep count.
+			 */
+			xj = d->x + (size_t)j * n;
+			if (wj != 0.0)
+				cblas_daxpy(n, wj, xj, 1, s->r, 1);
+			tmp = cblas_ddot(n, xj, 1, s->r, 1);
 			wn = fabs(tmp) > alpha
 					 ? copysign(fabs(tmp) - alpha, tmp) / d->norm2[j]
 					 : 0.0;
+			if (wn != 0.0)
+				cblas_daxpy(n, -wn, xj, 1, s->r, 1);
 			if (wn != wj)
 			{
-				double delta = wn - wj;
-
-				cblas_daxpy(n, -delta, d->x + (size_t)j * n, 1, s->r, 1);
-				s->t += fabs(delta) * d->norm[j];
-				s->g_last[j] = tmp - wn * d->norm2[j];
-				s->a[j] = s->t - s->c;
-				d_w_max = fmax(d_w_max, fabs(delta));
+				s->t += fabs(wn - wj) * d->norm[j];
+				d_w_max = fmax(d_w_max, fabs(wn - wj));
 			}
+			s->g_last[j] = tmp - wn * d->norm2[j];
+			s->a[j] = s->t - s->c;
 			s->w[j] = wn;
 			w_max = fmax(w_max, fabs(wn));
 		}
