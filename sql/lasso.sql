@@ -83,7 +83,7 @@ SELECT tuner.lasso_cv('{{1},{NaN},{3}}', '{1,2,3}', '{"folds": 2}');
 SELECT tuner.lasso_cv('{{1},{2},{3}}', '{1,2}', '{"folds": 2}');
 
 -- lasso_rank: 6 parameters, the objective depends on x1 and x2 only
-SELECT tuner.create_study('lasso_rank', 'throughput', 'maximize', '{"seed": 7}');
+SELECT tuner.create_study('lasso_rank', 'throughput', 'maximize', '{"seed": 7}') > 0 AS created;
 SELECT tuner.add_parameter('lasso_rank', 'x1', 'float', 0, 10);
 SELECT tuner.add_parameter('lasso_rank', 'x2', 'int', 1, 4096, log_scale => true);
 SELECT tuner.add_parameter('lasso_rank', 'x3', 'float', -5, 5);
@@ -124,7 +124,7 @@ SELECT * FROM tuner.lasso_rank('lasso_rank', '{"folds": 41}');
 
 -- minimize: fewer threads mean higher latency, so more threads improve the
 -- objective: a positive coefficient
-SELECT tuner.create_study('lasso_rank_min', 'latency', 'minimize', '{"seed": 3}');
+SELECT tuner.create_study('lasso_rank_min', 'latency', 'minimize', '{"seed": 3}') > 0 AS created;
 SELECT tuner.add_parameter('lasso_rank_min', 'threads', 'int', 1, 64);
 SELECT tuner.add_parameter('lasso_rank_min', 'noise', 'float', 0, 1);
 SELECT tuner.add_parameter('lasso_rank_min', 'mode', 'categorical', choices => '{fixed}');
@@ -145,7 +145,7 @@ SELECT parameter, sign(coefficient) AS sign, importance > 0 AS important, rank
   FROM tuner.lasso_rank('lasso_rank_min') ORDER BY rank;
 
 -- all-categorical study
-SELECT tuner.create_study('lasso_rank_cat', 'score', 'maximize', '{"seed": 5}');
+SELECT tuner.create_study('lasso_rank_cat', 'score', 'maximize', '{"seed": 5}') > 0 AS created;
 SELECT tuner.add_parameter('lasso_rank_cat', 'engine', 'categorical', choices => '{slow,fast,medium}');
 SELECT tuner.add_parameter('lasso_rank_cat', 'color', 'categorical', choices => '{red,blue}');
 SELECT tuner.add_parameter('lasso_rank_cat', 'flag', 'bool');
@@ -166,7 +166,7 @@ SELECT parameter, coefficient IS NULL AS no_signed_coefficient, rank, entered_at
   FROM tuner.lasso_rank('lasso_rank_cat') WHERE rank = 1;
 
 -- constant objective
-SELECT tuner.create_study('lasso_rank_flat', 'v', 'maximize', '{"seed": 1}');
+SELECT tuner.create_study('lasso_rank_flat', 'v', 'maximize', '{"seed": 1}') > 0 AS created;
 SELECT tuner.add_parameter('lasso_rank_flat', 'a', 'float', 0, 1);
 SELECT tuner.set_algorithm('lasso_rank_flat', 'random');
 DO $$
