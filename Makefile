@@ -28,7 +28,8 @@ CORE_OBJS = \
 	src/core/suggest_icm.o \
 	src/core/clusters.o \
 	src/core/suggest_cluster.o \
-	src/core/suggest_clustered.o
+	src/core/suggest_clustered.o \
+	src/core/lasso.o
 
 PG_OBJS = \
 	src/pg/tuner.o \
@@ -37,6 +38,7 @@ PG_OBJS = \
 	src/pg/icm_glue.o \
 	src/pg/suggest_glue.o \
 	src/pg/clusters_glue.o \
+	src/pg/lasso_glue.o \
 	src/pg/runner_exec.o \
 	src/pg/worker.o
 
@@ -44,7 +46,7 @@ OBJS = $(CORE_OBJS) $(PG_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

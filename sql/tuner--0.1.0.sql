@@ -2726,6 +2726,369 @@ END;
 $$;
 
 -------------------------------------------------------------------------------
+-- Lasso: low-level fits and parameter ranking (src/core/lasso.h)
+--
+-- scikit-learn's conventions: minimise (1/2n) ||y - X b - b0||^2 +
+-- lambda ||b||_1 with a fitted intercept, no feature scaling unless
+-- {"standardize": true} (columns divided by their population sd, over all
+-- rows, before any fold is cut), cyclic coordinate descent from zero (lasso)
+-- or warm-started along the grid (lasso_cv), stopping by the duality gap
+-- (tol relative to ||y - mean||^2, at most max_iter sweeps), contiguous
+-- unshuffled folds.  tuner.lasso agrees with Lasso(alpha=lambda) and
+-- tuner.lasso_cv with LassoCV(cv=folds) (tests/reference/lasso_sklearn.py).
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION tuner._lasso(x float8[], y float8[], lambda float8,
+							 standardize bool, tol float8, max_iter int,
+							 OUT intercept float8, OUT coefficients float8[],
+							 OUT n_iter int, OUT converged bool)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tuner_lasso_arrays'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tuner._lasso_cv(x float8[], y float8[], standardize bool,
+								tol float8, max_iter int, n_lambdas int,
+								eps float8, folds int, grid float8[],
+								OUT lambda float8, OUT lambda_1se float8,
+								OUT intercept float8,
+								OUT coefficients float8[],
+								OUT lambdas float8[], OUT cv_mean float8[],
+								OUT cv_std float8[], OUT entered_at int[],
+								OUT standardized_coefficients float8[],
+								OUT scale float8[], OUT best int,
+								OUT best_1se int, OUT path_nonzero int[],
+								OUT n_iter int, OUT converged bool)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tuner_lasso_cv_arrays'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- The options of the Lasso functions, checked: known keys (allowed), types
+-- and ranges; absent options are NULL (the defaults of src/core).  fn names
+-- the function in errors.
+CREATE FUNCTION tuner._lasso_options(options jsonb, fn text, allowed text[],
+									 OUT standardize bool, OUT tol float8,
+									 OUT max_iter int, OUT n_lambdas int,
+									 OUT eps float8, OUT folds int,
+									 OUT lambdas float8[], OUT rule text)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	k text;
+	v jsonb;
+BEGIN
+	PERFORM tuner._not_null(options, 'options');
+	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION 'options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(options)),
+				  HINT = pg_catalog.format('Known options of %s: %s.', fn,
+										   pg_catalog.array_to_string(allowed, ', '));
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(options)
+	LOOP
+		IF NOT k = ANY (allowed) THEN
+			RAISE EXCEPTION 'unknown % option "%"', fn, k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = pg_catalog.format('Known options: %s.',
+											   pg_catalog.array_to_string(allowed, ', '));
+		END IF;
+	END LOOP;
+	IF options ? 'standardize' THEN
+		IF pg_catalog.jsonb_typeof(options -> 'standardize') <> 'boolean' THEN
+			RAISE EXCEPTION '% option standardize must be a boolean', fn
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', options -> 'standardize');
+		END IF;
+		standardize := (options ->> 'standardize')::bool;
+	END IF;
+	FOREACH k IN ARRAY ARRAY['tol', 'eps']
+	LOOP
+		IF options ? k THEN
+			v := options -> k;
+			IF pg_catalog.jsonb_typeof(v) <> 'number' THEN
+				RAISE EXCEPTION '% option % must be a number', fn, k
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('Got %s.', v);
+			END IF;
+			IF (k = 'tol' AND v::numeric < 0) OR (k = 'eps' AND (v::numeric <= 0 OR v::numeric > 1)) THEN
+				RAISE EXCEPTION '% option % is out of range', fn, k
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('Got %s.', v),
+						  HINT = CASE k WHEN 'tol' THEN 'tol must not be negative (default 1e-4).'
+								 ELSE 'eps is lambda_min / lambda_max of the default grid: greater than 0, at most 1 (default 1e-3).' END;
+			END IF;
+		END IF;
+	END LOOP;
+	tol := (options -> 'tol')::float8;
+	eps := (options -> 'eps')::float8;
+	IF options ? 'max_iter' THEN
+		max_iter := tuner._json_int(options -> 'max_iter', fn || ' option max_iter', 1, 100000000);
+	END IF;
+	IF options ? 'n_lambdas' THEN
+		n_lambdas := tuner._json_int(options -> 'n_lambdas', fn || ' option n_lambdas', 1, 100000);
+	END IF;
+	IF options ? 'folds' THEN
+		folds := tuner._json_int(options -> 'folds', fn || ' option folds', 2, 1000000);
+	END IF;
+	IF options ? 'lambdas' THEN
+		lambdas := tuner._jsonb_vector(options -> 'lambdas', fn || ' option lambdas');
+		IF EXISTS (SELECT 1 FROM pg_catalog.unnest(lambdas) l WHERE l < 0) THEN
+			RAISE EXCEPTION '% option lambdas must not contain negative values', fn
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', options -> 'lambdas');
+		END IF;
+	END IF;
+	IF options ? 'rule' THEN
+		IF options -> 'rule' NOT IN ('"min"', '"1se"') THEN
+			RAISE EXCEPTION '% option rule must be "min" or "1se"', fn
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', options -> 'rule'),
+					  HINT = '"min" ranks at the lambda of least CV error, "1se" at the largest lambda within one standard error of it.';
+		END IF;
+		rule := options ->> 'rule';
+	END IF;
+END;
+$$;
+
+-- One Lasso fit of y (n) on the rows of x (n x p) at lambda.  Returns
+-- {"intercept", "coefficients" (in the units of x, also with
+-- standardize), "n_iter" (sweeps), "converged"}.  Options: standardize,
+-- tol, max_iter.
+CREATE FUNCTION tuner.lasso(x float8[], y float8[], lambda float8,
+							options jsonb DEFAULT '{}')
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	o record;
+	r record;
+BEGIN
+	PERFORM tuner._not_null(x, 'x');
+	PERFORM tuner._not_null(y, 'y');
+	PERFORM tuner._not_null(lambda, 'lambda');
+	o := tuner._lasso_options(options, 'lasso', ARRAY['standardize', 'tol', 'max_iter']);
+	r := tuner._lasso(x, y, lambda, o.standardize, o.tol, o.max_iter);
+	RETURN pg_catalog.jsonb_build_object(
+		'intercept', r.intercept,
+		'coefficients', pg_catalog.to_jsonb(r.coefficients),
+		'n_iter', r.n_iter,
+		'converged', r.converged);
+END;
+$$;
+
+-- k-fold cross-validated Lasso over a grid of lambdas (descending).
+-- Returns {"lambda" (least mean CV error; the first, i.e. largest, on a
+-- tie), "lambda_1se" (the largest lambda whose mean is within cv_std/sqrt(folds)
+-- of that minimum), "intercept" and "coefficients" (refit on every row at
+-- lambda, from zero), "lambdas", "cv_mean" and "cv_std" (mean and sd,
+-- ddof 1, of the folds' test MSE per lambda), "entered_at" (per column,
+-- the 1-based position in lambdas where its coefficient first becomes
+-- non-zero on the warm-started path over all rows, null if never),
+-- "standardized_coefficients" (coefficients times the column's population
+-- sd), "path_nonzero", "n_iter", "converged"}.  Options: standardize, tol,
+-- max_iter, folds (5), n_lambdas (100), eps (1e-3), lambdas (an explicit
+-- grid, which replaces n_lambdas and eps).
+CREATE FUNCTION tuner.lasso_cv(x float8[], y float8[], options jsonb DEFAULT '{}')
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	o record;
+	r record;
+BEGIN
+	PERFORM tuner._not_null(x, 'x');
+	PERFORM tuner._not_null(y, 'y');
+	o := tuner._lasso_options(options, 'lasso_cv',
+							  ARRAY['standardize', 'tol', 'max_iter', 'folds',
+									'n_lambdas', 'eps', 'lambdas']);
+	r := tuner._lasso_cv(x, y, o.standardize, o.tol, o.max_iter, o.n_lambdas,
+						 o.eps, o.folds, o.lambdas);
+	RETURN pg_catalog.jsonb_build_object(
+		'lambda', r.lambda,
+		'lambda_1se', r.lambda_1se,
+		'intercept', r.intercept,
+		'coefficients', pg_catalog.to_jsonb(r.coefficients),
+		'lambdas', pg_catalog.to_jsonb(r.lambdas),
+		'cv_mean', pg_catalog.to_jsonb(r.cv_mean),
+		'cv_std', pg_catalog.to_jsonb(r.cv_std),
+		'entered_at', (SELECT pg_catalog.jsonb_agg(NULLIF(e, 0) ORDER BY i)
+						 FROM pg_catalog.unnest(r.entered_at) WITH ORDINALITY AS u(e, i)),
+		'standardized_coefficients', pg_catalog.to_jsonb(r.standardized_coefficients),
+		'path_nonzero', pg_catalog.to_jsonb(r.path_nonzero),
+		'n_iter', r.n_iter,
+		'converged', r.converged);
+END;
+$$;
+
+-- Rank a study's parameters by their effect on the objective (Sapphire):
+-- a cross-validated Lasso over its complete trials.  Features:
+--   * int/float parameters: log-scale ones by ln(value); others by
+--     log1p(value - least(low, 0)), i.e. log1p of the value, shifted by
+--     the low bound when that bound is negative so the argument stays >= 0;
+--   * bool parameters: one 0/1 column;
+--   * categorical parameters: one 0/1 column per choice (one-hot);
+-- a value missing from a trial's config takes the parameter's default
+-- (else the low bound, false or the first choice).  The objective y is
+-- log1p(value - least(min value, 0)), negated when the study minimises, so
+-- a positive coefficient means larger values improve the objective.
+-- Columns are standardized (lasso_cv "standardize"); a constant column is
+-- left out of the fit and its parameter gets importance 0 (no variance,
+-- no evidence).  importance = |standardized coefficient|, summed over the
+-- levels of a categorical; coefficient is the standardized coefficient
+-- (NULL for a categorical of several levels); entered_at is the 1-based
+-- position on the lambda path where the parameter's first column entered
+-- (NULL if never); rank orders by importance, then by entered_at (earlier
+-- first), then by position.  Options: folds (5), n_lambdas, eps, tol,
+-- max_iter, lambdas, rule ("min" or "1se": which lambda to rank at).
+CREATE FUNCTION tuner.lasso_rank(study text, options jsonb DEFAULT '{}')
+RETURNS TABLE (parameter text, coefficient float8, importance float8,
+			   rank int, entered_at int)
+LANGUAGE plpgsql STABLE
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	o record;
+	p record;
+	t record;
+	n int;
+	folds int;
+	cols int := 0;
+	ymin float8;
+	ys float8[];
+	xrows float8[][];
+	colp int[] := '{}';			-- parameter position of each column
+	xmat float8[];
+	val text;
+	num float8;
+	rowv float8[];
+	kept int[] := '{}';			-- columns with variance
+	r record;
+	std_coef float8[];
+	entered int[];
+	fit jsonb;
+BEGIN
+	s := tuner._find_study($1);
+	o := tuner._lasso_options($2, 'lasso_rank',
+							  ARRAY['folds', 'n_lambdas', 'eps', 'tol',
+									'max_iter', 'lambdas', 'rule']);
+	folds := COALESCE(o.folds, 5);
+	SELECT pg_catalog.count(*) INTO n
+	  FROM tuner.trial tr
+	  JOIN tuner.observation ob ON ob.trial_id = tr.id
+	  JOIN tuner.metric m ON m.id = ob.metric_id AND m.name = s.objective
+	 WHERE tr.study_id = s.id AND tr.state = 'complete';
+	IF n < folds THEN
+		RAISE EXCEPTION 'study "%" has % complete trials, too few to rank its parameters with %-fold cross-validation',
+						s.name, n, folds
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = pg_catalog.format('Complete at least %s trials (random ones are best for ranking), or lower the option folds (at least 2).', folds);
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM tuner.parameter WHERE study_id = s.id) THEN
+		RAISE EXCEPTION 'study "%" has no parameters', s.name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Add parameters with tuner.add_parameter().';
+	END IF;
+
+	-- the objective
+	SELECT LEAST(pg_catalog.min(ob.value), 0) INTO ymin
+	  FROM tuner.trial tr
+	  JOIN tuner.observation ob ON ob.trial_id = tr.id
+	  JOIN tuner.metric m ON m.id = ob.metric_id AND m.name = s.objective
+	 WHERE tr.study_id = s.id AND tr.state = 'complete';
+
+	-- one row of features per trial, in trial order
+	FOR t IN
+		SELECT tr.config, ob.value
+		  FROM tuner.trial tr
+		  JOIN tuner.observation ob ON ob.trial_id = tr.id
+		  JOIN tuner.metric m ON m.id = ob.metric_id AND m.name = s.objective
+		 WHERE tr.study_id = s.id AND tr.state = 'complete'
+		 ORDER BY tr.number
+	LOOP
+		rowv := '{}';
+		FOR p IN SELECT * FROM tuner.parameter WHERE study_id = s.id ORDER BY position
+		LOOP
+			val := COALESCE(t.config ->> p.name, p.default_value #>> '{}');
+			IF p.kind IN ('int', 'float') THEN
+				num := COALESCE(val::float8, p.low);
+				IF p.log_scale THEN
+					rowv := rowv || pg_catalog.ln(GREATEST(num, p.low));
+				ELSE
+					rowv := rowv || pg_catalog.ln(1 + GREATEST(num - LEAST(p.low, 0), 0));
+				END IF;
+				IF ys IS NULL THEN colp := colp || p.position; END IF;
+			ELSIF p.kind = 'bool' THEN
+				rowv := rowv || CASE WHEN COALESCE(val::bool, false) THEN 1 ELSE 0 END::float8;
+				IF ys IS NULL THEN colp := colp || p.position; END IF;
+			ELSE
+				rowv := rowv || ARRAY(SELECT CASE WHEN c = COALESCE(val, p.choices[1]) THEN 1 ELSE 0 END::float8
+										FROM pg_catalog.unnest(p.choices) WITH ORDINALITY AS u(c, i) ORDER BY i);
+				IF ys IS NULL THEN
+					colp := colp || ARRAY(SELECT p.position FROM pg_catalog.generate_series(1, pg_catalog.cardinality(p.choices)));
+				END IF;
+			END IF;
+		END LOOP;
+		xrows := xrows || ARRAY[rowv];
+		ys := COALESCE(ys, '{}') || (CASE s.direction WHEN 'minimize' THEN -1 ELSE 1 END
+									 * pg_catalog.ln(1 + t.value - ymin));
+	END LOOP;
+	cols := pg_catalog.cardinality(colp);
+
+	IF (SELECT pg_catalog.count(DISTINCT v) FROM pg_catalog.unnest(ys) v) < 2 THEN
+		RAISE EXCEPTION 'the objective of study "%" has the same value in every complete trial', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Nothing can be ranked without variation in the objective.';
+	END IF;
+
+	-- columns that vary
+	SELECT pg_catalog.array_agg(c ORDER BY c) INTO kept
+	  FROM pg_catalog.generate_series(1, cols) c
+	 WHERE (SELECT pg_catalog.count(DISTINCT xrows[i][c])
+			  FROM pg_catalog.generate_series(1, n) i) > 1;
+
+	IF kept IS NOT NULL THEN
+		xmat := ARRAY(SELECT ARRAY(SELECT xrows[i][c] FROM pg_catalog.unnest(kept) WITH ORDINALITY AS k(c, j) ORDER BY j)
+						FROM pg_catalog.generate_series(1, n) i ORDER BY i);
+		r := tuner._lasso_cv(xmat, ys, true, o.tol, o.max_iter, o.n_lambdas,
+							 o.eps, folds, o.lambdas);
+		std_coef := r.standardized_coefficients;
+		entered := r.entered_at;
+		IF o.rule = '1se' AND r.lambda_1se <> r.lambda THEN
+			fit := pg_catalog.to_jsonb(tuner._lasso(xmat, ys, r.lambda_1se, true, o.tol, o.max_iter));
+			std_coef := ARRAY(SELECT (fit -> 'coefficients' ->> (u.i - 1)::int)::float8 * u.sd
+								FROM pg_catalog.unnest(r.scale) WITH ORDINALITY AS u(sd, i) ORDER BY u.i);
+		END IF;
+	END IF;
+
+	RETURN QUERY
+	WITH col AS (
+		SELECT colp[k.c] AS position, std_coef[k.j] AS b, NULLIF(entered[k.j], 0) AS e
+		  FROM pg_catalog.unnest(kept) WITH ORDINALITY AS k(c, j)
+	), agg AS (
+		SELECT pr.name, pr.position, pr.kind, pr.choices,
+			   pg_catalog.sum(pg_catalog.abs(col.b)) AS imp,
+			   pg_catalog.min(col.e) AS e,
+			   pg_catalog.sum(col.b) AS b,
+			   pg_catalog.count(col.b) AS ncols
+		  FROM tuner.parameter pr
+		  LEFT JOIN col ON col.position = pr.position
+		 WHERE pr.study_id = s.id
+		 GROUP BY pr.name, pr.position, pr.kind, pr.choices
+	)
+	SELECT agg.name,
+		   CASE WHEN agg.kind = 'categorical' AND pg_catalog.cardinality(agg.choices) > 1 THEN NULL
+				ELSE COALESCE(agg.b, 0) END::float8,
+		   COALESCE(agg.imp, 0)::float8,
+		   (pg_catalog.row_number() OVER (ORDER BY COALESCE(agg.imp, 0) DESC,
+										  agg.e ASC NULLS LAST, agg.position))::int,
+		   agg.e::int
+	  FROM agg
+	 ORDER BY 4;
+END;
+$$;
+
+-------------------------------------------------------------------------------
 -- Low-level Gaussian process
 -------------------------------------------------------------------------------
 

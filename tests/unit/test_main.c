@@ -35,6 +35,7 @@ main(int argc, char **argv)
 		{"clustered", test_clustered_suggest},
 		{"icm_units", test_icm_units},
 		{"icm_joint", test_icm_joint},
+		{"lasso", test_lasso},
 	};
 	size_t		i;
 

@@ -52,5 +52,6 @@ void		test_transfer(void);
 void		test_clustered_suggest(void);
 void		test_icm_units(void);
 void		test_icm_joint(void);
+void		test_lasso(void);
 
 #endif
