@@ -18,7 +18,7 @@ EXCEPTION WHEN OTHERS THEN
 END;
 $$;
 
-SELECT tuner.create_study('hand', 'value', settings => '{"seed": 1}') > 0 AS created;
+SELECT tuner.create_study('cat_hand', 'value', settings => '{"seed": 1}') > 0 AS created;
 
 -- One option per rule.
 CREATE TEMP TABLE hand AS SELECT $json$
@@ -66,93 +66,93 @@ CREATE TEMP TABLE hand AS SELECT $json$
 ]}
 $json$::jsonb AS j;
 
-SELECT tuner.import_catalog('hand', (SELECT j FROM hand),
+SELECT tuner.import_catalog('cat_hand', (SELECT j FROM hand),
 	'{"osd_objectstore": "bluestore", "services": ["osd"], "levels": ["basic", "advanced"],
 	  "exclude": ["_tmp_"], "invalid": "drop"}') - 'import' AS summary;
 
 SELECT name, kind, low, high, log_scale, choices, default_value, source_type,
 	   source_min, source_max, hard_low, hard_high, soft_low, soft_high, bound_rule
-  FROM tuner.catalog_kept WHERE study = 'hand' ORDER BY position;
+  FROM tuner.catalog_kept WHERE study = 'cat_hand' ORDER BY position;
 
 SELECT name, needs_restart, apply, flags, services, removed_choices, note
-  FROM tuner.catalog_kept WHERE study = 'hand' ORDER BY position;
+  FROM tuner.catalog_kept WHERE study = 'cat_hand' ORDER BY position;
 
 SELECT name, reason, detail, source_type, level
-  FROM tuner.catalog_dropped WHERE study = 'hand' ORDER BY reason, name;
+  FROM tuner.catalog_dropped WHERE study = 'cat_hand' ORDER BY reason, name;
 
 -- The study's space is the washed catalog.
-SELECT parameters FROM tuner.studies WHERE name = 'hand';
+SELECT parameters FROM tuner.studies WHERE name = 'cat_hand';
 SELECT system, version, total, kept, dropped, options
   FROM tuner.catalog_import i JOIN tuner.study s ON s.id = i.study_id
- WHERE s.name = 'hand';
+ WHERE s.name = 'cat_hand';
 
 -- include, apply, a plain array, no options.
-SELECT tuner.create_study('hand2', 'value', settings => '{"seed": 1}') > 0 AS created;
-SELECT tuner.import_catalog('hand2', (SELECT j -> 'options' FROM hand),
+SELECT tuner.create_study('cat_hand2', 'value', settings => '{"seed": 1}') > 0 AS created;
+SELECT tuner.import_catalog('cat_hand2', (SELECT j -> 'options' FROM hand),
 	'{"include": ["^osd_"], "apply": ["runtime"], "invalid": "drop"}') - 'import' AS summary;
-SELECT reason, count(*) FROM tuner.catalog_dropped WHERE study = 'hand2'
+SELECT reason, count(*) FROM tuner.catalog_dropped WHERE study = 'cat_hand2'
  GROUP BY reason ORDER BY reason;
-SELECT name, apply FROM tuner.catalog_kept WHERE study = 'hand2' ORDER BY position;
+SELECT name, apply FROM tuner.catalog_kept WHERE study = 'cat_hand2' ORDER BY position;
 
 -- Another import into the same study adds the options it did not have.
-SELECT tuner.import_catalog('hand2',
+SELECT tuner.import_catalog('cat_hand2',
 	'[{"name": "extra_knob", "type": "float", "default": 2, "level": "basic"},
 	  {"name": "extra_path", "type": "str", "default": "/x"}]') - 'import' AS summary;
 SELECT name, kind, low, high FROM tuner.catalog_kept
- WHERE study = 'hand2' AND name ~ '^extra' ORDER BY name;
+ WHERE study = 'cat_hand2' AND name ~ '^extra' ORDER BY name;
 SELECT name, reason FROM tuner.catalog_dropped
- WHERE study = 'hand2' AND name ~ '^extra' ORDER BY name;
+ WHERE study = 'cat_hand2' AND name ~ '^extra' ORDER BY name;
 
 -- Bad input.
-SELECT tuner.create_study('bad', 'value', settings => '{"seed": 1}') > 0 AS created;
+SELECT tuner.create_study('cat_bad', 'value', settings => '{"seed": 1}') > 0 AS created;
 -- the catalog's shape
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '{"a": 1}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '{"options": 3}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '42')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "int", "default": 1}, 7]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"type": "int", "default": 1}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": " ", "type": "int"}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": 5, "type": "int"}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "double"}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a"}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "int", "default": 1}, {"name": "a", "type": "bool"}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '{"a": 1}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '{"options": 3}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '42')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "int", "default": 1}, 7]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"type": "int", "default": 1}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": " ", "type": "int"}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": 5, "type": "int"}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "double"}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a"}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "int", "default": 1}, {"name": "a", "type": "bool"}]')$$);
 -- bounds: min > max, default outside [min, max], not numbers, fractional int default
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "int", "min": 10, "max": 1, "default": 5}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "int", "min": 1, "max": 10, "default": 30}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "float", "min": 1, "default": 0}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "int", "min": "abc", "default": 1}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "float", "default": "NaN"}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "int", "default": [1]}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "int", "default": 2.5}]')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "a", "type": "int", "default": 1, "flags": "runtime"}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "int", "min": 10, "max": 1, "default": 5}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "int", "min": 1, "max": 10, "default": 30}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "float", "min": 1, "default": 0}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "int", "min": "abc", "default": 1}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "float", "default": "NaN"}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "int", "default": [1]}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "int", "default": 2.5}]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "a", "type": "int", "default": 1, "flags": "runtime"}]')$$);
 -- options
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '{"bogus": 1}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '{"osd_objectstore": "zfs"}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '{"osd_op_queue": "debug_random"}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '{"osd_objectstore": true}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '{"services": "osd"}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '{"levels": ["expert"]}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '{"apply": ["later"]}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '{"exclude": ["("]}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '{"invalid": "clamp"}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '{"system": "lustre"}')$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', '[]')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '{"bogus": 1}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '{"osd_objectstore": "zfs"}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '{"osd_op_queue": "debug_random"}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '{"osd_objectstore": true}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '{"services": "osd"}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '{"levels": ["expert"]}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '{"apply": ["later"]}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '{"exclude": ["("]}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '{"invalid": "clamp"}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '{"system": "lustre"}')$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', '[]')$$);
 -- NULLs and unknown studies
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', NULL)$$);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[]', NULL)$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', NULL)$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[]', NULL)$$);
 SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('nope', '[]')$$);
 -- a parameter that is already in the study
-SELECT tuner.add_parameter('bad', 'osd_threads', 'int', 1, 8);
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', (SELECT j FROM hand), '{"invalid": "drop"}')$$);
+SELECT tuner.add_parameter('cat_bad', 'osd_threads', 'int', 1, 8);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', (SELECT j FROM hand), '{"invalid": "drop"}')$$);
 -- a study with trials
-SELECT (tuner.suggest_next('bad') ->> 'trial') IS NOT NULL AS suggested;
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('bad', '[{"name": "b", "type": "int", "default": 1}]')$$);
+SELECT (tuner.suggest_next('cat_bad') ->> 'trial') IS NOT NULL AS suggested;
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_bad', '[{"name": "b", "type": "int", "default": 1}]')$$);
 -- nothing of the failed imports stayed
 SELECT count(*) AS imports FROM tuner.catalog_import i JOIN tuner.study s ON s.id = i.study_id
- WHERE s.name = 'bad';
+ WHERE s.name = 'cat_bad';
 -- an empty catalog is no error
-SELECT tuner.create_study('empty', 'value', settings => '{"seed": 1}') > 0 AS created;
-SELECT tuner.import_catalog('empty', '[]') - 'import' AS summary;
+SELECT tuner.create_study('cat_empty', 'value', settings => '{"seed": 1}') > 0 AS created;
+SELECT tuner.import_catalog('cat_empty', '[]') - 'import' AS summary;
 
 -- The real catalog: Ceph 16.2, generated by tests/ceph/make-catalog.sh.
 -- pg_regress runs psql in the repository root.
@@ -161,35 +161,35 @@ CREATE TEMP TABLE ceph AS SELECT :'content'::jsonb AS j;
 SELECT j ->> 'system' AS system, j ->> 'version' AS version,
 	   jsonb_array_length(j -> 'options') AS options FROM ceph;
 
-SELECT tuner.create_study('ceph', 'write_mbps', settings => '{"seed": 1}') > 0 AS created;
+SELECT tuner.create_study('cat_ceph', 'write_mbps', settings => '{"seed": 1}') > 0 AS created;
 -- Ceph 16.2 ships a uint whose min is -1 (wrapped) and above its max.
-SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('ceph', (SELECT j FROM ceph))$$);
+SELECT * FROM pg_temp.err($$SELECT tuner.import_catalog('cat_ceph', (SELECT j FROM ceph))$$);
 -- A RADOS study on BlueStore with the wpq queue and the posix messenger.
-SELECT tuner.import_catalog('ceph', (SELECT j FROM ceph),
+SELECT tuner.import_catalog('cat_ceph', (SELECT j FROM ceph),
 	'{"osd_objectstore": "bluestore", "osd_op_queue": "wpq", "ms_type": "async+posix",
 	  "invalid": "drop"}') - 'import' AS summary;
-SELECT reason, count(*) FROM tuner.catalog_dropped WHERE study = 'ceph'
+SELECT reason, count(*) FROM tuner.catalog_dropped WHERE study = 'cat_ceph'
  GROUP BY reason ORDER BY count(*) DESC, reason;
 SELECT kind, apply, count(*), count(*) FILTER (WHERE soft_bound) AS soft,
 	   count(*) FILTER (WHERE log_scale) AS log_scale
-  FROM tuner.catalog_kept WHERE study = 'ceph' GROUP BY kind, apply ORDER BY kind, apply;
+  FROM tuner.catalog_kept WHERE study = 'cat_ceph' GROUP BY kind, apply ORDER BY kind, apply;
 SELECT s.parameters = i.kept AS space_is_kept, i.total, i.kept + i.dropped AS accounted, i.version
-  FROM tuner.studies s JOIN tuner.catalog_import i ON i.study_id = s.id WHERE s.name = 'ceph';
+  FROM tuner.studies s JOIN tuner.catalog_import i ON i.study_id = s.id WHERE s.name = 'cat_ceph';
 
 -- Pruned modules and washed options leave nothing behind.
 SELECT count(*) AS unused_modules_kept FROM tuner.catalog_kept
- WHERE study = 'ceph' AND name ~ '^(filestore|memstore|kstore|journal|osd_mclock|ms_dpdk|ms_async_rdma)_';
+ WHERE study = 'cat_ceph' AND name ~ '^(filestore|memstore|kstore|journal|osd_mclock|ms_dpdk|ms_async_rdma)_';
 SELECT count(*) AS unwanted_kept FROM tuner.catalog_kept
- WHERE study = 'ceph' AND (name ~ '(^|_)(debug|addr|port|path|uuid|fsid|inject)(_|$)'
+ WHERE study = 'cat_ceph' AND (name ~ '(^|_)(debug|addr|port|path|uuid|fsid|inject)(_|$)'
 						   OR name ~ '^(log|clog)_' OR source_type IN ('addr', 'addrvec', 'uuid'));
 SELECT count(*) AS free_strings_kept FROM tuner.catalog_kept
- WHERE study = 'ceph' AND kind = 'categorical' AND choices IS NULL;
+ WHERE study = 'cat_ceph' AND kind = 'categorical' AND choices IS NULL;
 SELECT reason, count(*) FROM tuner.catalog_dropped
- WHERE study = 'ceph' AND name ~ '^(filestore|memstore|kstore|journal)_' GROUP BY reason ORDER BY reason;
+ WHERE study = 'cat_ceph' AND name ~ '^(filestore|memstore|kstore|journal)_' GROUP BY reason ORDER BY reason;
 
 SELECT name, kind, low, high, log_scale, default_value, soft_low, soft_high,
 	   needs_restart, apply, bound_rule
-  FROM tuner.catalog_kept WHERE study = 'ceph'
+  FROM tuner.catalog_kept WHERE study = 'cat_ceph'
    AND name IN ('osd_op_num_threads_per_shard', 'osd_op_num_shards', 'osd_op_num_shards_ssd',
 				'bluestore_cache_size', 'bluestore_cache_autotune', 'bluestore_min_alloc_size',
 				'osd_max_backfills', 'osd_recovery_max_active', 'ms_async_op_threads',
@@ -197,9 +197,9 @@ SELECT name, kind, low, high, log_scale, default_value, soft_low, soft_high,
 				'osd_memory_target', 'osd_recovery_sleep', 'rocksdb_bloom_bits_per_key')
  ORDER BY name;
 SELECT name, choices, default_value, needs_restart, removed_choices, note
-  FROM tuner.catalog_kept WHERE study = 'ceph' AND kind = 'categorical' ORDER BY name;
+  FROM tuner.catalog_kept WHERE study = 'cat_ceph' AND kind = 'categorical' ORDER BY name;
 
-SELECT name, reason, detail FROM tuner.catalog_dropped WHERE study = 'ceph'
+SELECT name, reason, detail FROM tuner.catalog_dropped WHERE study = 'cat_ceph'
    AND name IN ('public_addr', 'public_network', 'ms_bind_port_min', 'osd_data', 'admin_socket',
 				'fsid', 'osd_uuid', 'debug_osd', 'osd_debug_op_order', 'log_file', 'log_max_recent',
 				'ms_inject_socket_failures', 'keyring', 'auth_service_ticket_ttl',
@@ -210,16 +210,20 @@ SELECT name, reason, detail FROM tuner.catalog_dropped WHERE study = 'ceph'
  ORDER BY name;
 
 -- Only the OSD's options, not the developer ones.
-SELECT tuner.create_study('ceph_osd', 'write_mbps', settings => '{"seed": 1}') > 0 AS created;
-SELECT tuner.import_catalog('ceph_osd', (SELECT j FROM ceph),
+SELECT tuner.create_study('cat_ceph_osd', 'write_mbps', settings => '{"seed": 1}') > 0 AS created;
+SELECT tuner.import_catalog('cat_ceph_osd', (SELECT j FROM ceph),
 	'{"osd_objectstore": "bluestore", "services": ["osd"], "levels": ["basic", "advanced"]}') - 'import' AS summary;
 SELECT count(*) FILTER (WHERE name ~ '^(rgw|mds|rbd)_') AS other_services_kept,
 	   count(*) FILTER (WHERE level = 'dev') AS dev_kept
-  FROM tuner.catalog_kept WHERE study = 'ceph_osd';
+  FROM tuner.catalog_kept WHERE study = 'cat_ceph_osd';
 
--- drop_study takes the import with it.
-SELECT tuner.drop_study('ceph_osd');
-SELECT tuner.drop_study('ceph');
-SELECT (SELECT count(*) FROM tuner.catalog_import) AS imports,
-	   (SELECT count(*) FROM tuner.catalog_dropped WHERE study LIKE 'ceph%') AS drops,
-	   (SELECT count(*) FROM tuner.catalog_kept WHERE study LIKE 'ceph%') AS kept;
+-- drop_study takes the imports with them.
+CREATE TEMP TABLE ceph_imports AS
+SELECT i.id FROM tuner.catalog_import i JOIN tuner.study s ON s.id = i.study_id
+ WHERE s.name IN ('cat_ceph', 'cat_ceph_osd');
+SELECT count(*) AS ceph_imports FROM ceph_imports;
+SELECT tuner.drop_study('cat_ceph_osd');
+SELECT tuner.drop_study('cat_ceph');
+SELECT (SELECT count(*) FROM tuner.catalog_import WHERE id IN (SELECT id FROM ceph_imports)) AS imports,
+	   (SELECT count(*) FROM tuner.catalog_drop WHERE import_id IN (SELECT id FROM ceph_imports)) AS drops,
+	   (SELECT count(*) FROM tuner.parameter_source WHERE import_id IN (SELECT id FROM ceph_imports)) AS kept;
