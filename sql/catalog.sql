@@ -217,6 +217,22 @@ SELECT count(*) FILTER (WHERE name ~ '^(rgw|mds|rbd)_') AS other_services_kept,
 	   count(*) FILTER (WHERE level = 'dev') AS dev_kept
   FROM tuner.catalog_kept WHERE study = 'cat_ceph_osd';
 
+-- Derived bounds are soft: the study may widen them (within the
+-- catalog's own bound and the type's lowest value); catalog bounds are not.
+SELECT count(*) FILTER (WHERE k.soft_bound) AS soft_in_catalog,
+       count(*) FILTER (WHERE p.soft_bounds) AS soft_in_space,
+       count(*) FILTER (WHERE p.soft_bounds <> k.soft_bound) AS disagree,
+       count(*) FILTER (WHERE p.hard_low > p.low OR p.hard_high < p.high) AS limits_inside_bounds
+  FROM tuner.catalog_kept k
+  JOIN tuner.study s ON s.name = k.study
+  JOIN tuner.parameter p ON p.study_id = s.id AND p.name = k.name
+ WHERE k.study = 'cat_ceph';
+SELECT p.name, p.low, p.high, p.log_scale, p.soft_bounds, p.hard_low, p.hard_high
+  FROM tuner.parameter p JOIN tuner.study s ON s.id = p.study_id
+ WHERE s.name = 'cat_ceph'
+   AND p.name IN ('osd_max_backfills', 'bluestore_cache_size', 'ms_async_op_threads', 'osd_recovery_max_active')
+ ORDER BY p.name;
+
 -- drop_study takes the imports with them.
 CREATE TEMP TABLE ceph_imports AS
 SELECT i.id FROM tuner.catalog_import i JOIN tuner.study s ON s.id = i.study_id

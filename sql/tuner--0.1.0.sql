@@ -37,7 +37,7 @@ CREATE TABLE tuner.study (
 	name		text NOT NULL UNIQUE CHECK (name <> ''),
 	objective	text NOT NULL CHECK (objective <> ''),
 	direction	text NOT NULL CHECK (direction IN ('minimize', 'maximize')),
-	algorithm	text NOT NULL DEFAULT 'gp-ei' CHECK (algorithm IN ('gp-ei', 'icm', 'clustered-icm', 'random')),
+	algorithm	text NOT NULL DEFAULT 'gp-ei' CHECK (algorithm IN ('gp-ei', 'icm', 'clustered-icm', 'random', 'sapphire')),
 	settings	jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(settings) = 'object'),
 	seed		bigint NOT NULL,
 	runner		text REFERENCES tuner.runner (name) ON UPDATE CASCADE,
@@ -89,6 +89,20 @@ CREATE TABLE tuner.parameter (
 
 COMMENT ON TABLE tuner.parameter IS
 	'The search space of a study: one row per parameter, in position order';
+
+-- What happened to a study besides its trials: the phases of the sapphire
+-- pipeline, parameter selections, algorithm changes.
+CREATE TABLE tuner.study_event (
+	id			bigserial PRIMARY KEY,
+	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
+	trials		int NOT NULL,
+	event		text NOT NULL,
+	detail		jsonb NOT NULL DEFAULT '{}',
+	at			timestamptz NOT NULL DEFAULT now()
+);
+
+COMMENT ON TABLE tuner.study_event IS
+	'Phase transitions and parameter selections of a study; trials is the number of complete trials at the time';
 
 -- Every widening of a soft bound, with the trial whose suggestion
 -- triggered it.
@@ -278,6 +292,8 @@ SELECT pg_catalog.pg_extension_config_dump('tuner.observation', '');
 SELECT pg_catalog.pg_extension_config_dump('tuner.model', '');
 SELECT pg_catalog.pg_extension_config_dump('tuner.model_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('tuner.bound_change', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.study_event', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.study_event_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('tuner.bound_change_id_seq', '');
 
 -------------------------------------------------------------------------------
@@ -1749,10 +1765,10 @@ BEGIN
 	s := tuner._find_study($1);
 	PERFORM tuner._not_null(p_algorithm, 'algorithm');
 	PERFORM tuner._not_null(p_options, 'options');
-	IF p_algorithm NOT IN ('gp-ei', 'icm', 'clustered-icm', 'random') THEN
+	IF p_algorithm NOT IN ('gp-ei', 'icm', 'clustered-icm', 'random', 'sapphire') THEN
 		RAISE EXCEPTION 'unknown algorithm "%"', p_algorithm
 			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Known algorithms: gp-ei, icm, clustered-icm, random.';
+				  HINT = 'Known algorithms: gp-ei, icm, clustered-icm, random, sapphire.';
 	END IF;
 	IF pg_catalog.jsonb_typeof(p_options) <> 'object' THEN
 		RAISE EXCEPTION 'options must be a JSON object'
@@ -1762,12 +1778,14 @@ BEGIN
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_options)
 	LOOP
 		IF NOT ((p_algorithm IN ('icm', 'clustered-icm') AND k = 'rank')
-				OR (p_algorithm = 'icm' AND k = 'joint')) THEN
+				OR (p_algorithm = 'icm' AND k = 'joint')
+				OR (p_algorithm = 'sapphire' AND k IN ('explore', 'top_k', 'model'))) THEN
 			RAISE EXCEPTION 'unknown option "%" for algorithm "%"', k, p_algorithm
 				USING ERRCODE = 'invalid_parameter_value',
 					  HINT = CASE WHEN k = 'joint' THEN 'Option joint belongs to icm: its target combines the tasks of one multi-task model.'
 							 WHEN p_algorithm = 'icm' THEN 'Known options: rank, joint.'
 							 WHEN p_algorithm = 'clustered-icm' THEN 'Known options: rank.'
+							 WHEN p_algorithm = 'sapphire' THEN 'Known options: explore, top_k, model.'
 							 ELSE pg_catalog.format('Algorithm %s takes no options.', p_algorithm) END;
 		END IF;
 	END LOOP;
@@ -1789,8 +1807,77 @@ BEGIN
 					  HINT = 'Declare one with tuner.add_metric(study, name, ''auxiliary'', ''minimize'').';
 		END IF;
 	END IF;
+	IF p_algorithm = 'sapphire' THEN
+		-- the pipeline's three knobs, checked now, defaults filled in later
+		-- (they depend on the number of parameters)
+		v_settings := v_settings || pg_catalog.jsonb_build_object('sapphire',
+			pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+				'explore', CASE WHEN p_options ? 'explore' THEN
+					tuner._json_int(p_options -> 'explore', 'sapphire option explore', 2, 100000) END,
+				'top_k', CASE WHEN p_options ? 'top_k' THEN
+					tuner._json_int(p_options -> 'top_k', 'sapphire option top_k', 1, 100000) END,
+				'model', p_options -> 'model')));
+		IF p_options ? 'model' AND (pg_catalog.jsonb_typeof(p_options -> 'model') <> 'string'
+									OR p_options ->> 'model' NOT IN ('gp-ei', 'icm')) THEN
+			RAISE EXCEPTION 'sapphire option model must be "gp-ei" or "icm"'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', p_options -> 'model');
+		END IF;
+		IF (v_settings #>> '{sapphire,top_k}')::int > (SELECT pg_catalog.count(*) FROM tuner.parameter p WHERE p.study_id = s.id) THEN
+			RAISE EXCEPTION 'sapphire option top_k is larger than the number of parameters of study "%"', s.name
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('top_k is %s, the study has %s parameters.', v_settings #>> '{sapphire,top_k}',
+												 (SELECT pg_catalog.count(*) FROM tuner.parameter p WHERE p.study_id = s.id)),
+					  HINT = 'Add the parameters first, or choose a smaller top_k.';
+		END IF;
+	END IF;
 	UPDATE tuner.study SET algorithm = p_algorithm, settings = v_settings
 	 WHERE id = s.id;
+	INSERT INTO tuner.study_event (study_id, trials, event, detail)
+	VALUES (s.id, (SELECT pg_catalog.count(*) FROM tuner.trial t
+					WHERE t.study_id = s.id AND t.state = 'complete'),
+			'set_algorithm', pg_catalog.jsonb_build_object('algorithm', p_algorithm, 'options', p_options));
+END;
+$$;
+
+-- Tune only the K parameters the Lasso ranks highest over the complete
+-- trials (tuner.lasso_rank); the others are fixed at their defaults.
+CREATE FUNCTION tuner.select_top(study text, k int, options jsonb DEFAULT '{}')
+RETURNS TABLE (parameter text, rank int, importance float8, enabled bool)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	d int;
+	v_ranked jsonb;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null($2, 'k');
+	SELECT pg_catalog.count(*) INTO d FROM tuner.parameter p WHERE p.study_id = s.id;
+	IF $2 < 1 OR $2 > d THEN
+		RAISE EXCEPTION 'k must be between 1 and the number of parameters of study "%" (%)', s.name, d
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', $2),
+				  HINT = 'To tune every parameter again, use tuner.enable_parameters() with all their names.';
+	END IF;
+	SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('parameter', r.parameter, 'rank', r.rank,
+															  'importance', r.importance,
+															  'entered_at', r.entered_at) ORDER BY r.rank)
+	  INTO v_ranked
+	  FROM tuner.lasso_rank(s.name, $3) r;
+	PERFORM tuner.enable_parameters(s.name, ARRAY(
+		SELECT e ->> 'parameter' FROM pg_catalog.jsonb_array_elements(v_ranked) e
+		 WHERE (e ->> 'rank')::int <= $2));
+	INSERT INTO tuner.study_event (study_id, trials, event, detail)
+	VALUES (s.id, (SELECT pg_catalog.count(*) FROM tuner.trial t
+					WHERE t.study_id = s.id AND t.state = 'complete'),
+			'select_top', pg_catalog.jsonb_build_object('k', $2, 'ranking', v_ranked));
+	RETURN QUERY
+	SELECT e ->> 'parameter', (e ->> 'rank')::int, (e ->> 'importance')::float8,
+		   (e ->> 'rank')::int <= $2
+	  FROM pg_catalog.jsonb_array_elements(v_ranked) e
+	 ORDER BY (e ->> 'rank')::int;
 END;
 $$;
 
@@ -2141,6 +2228,48 @@ SELECT CASE WHEN $2 IS NULL THEN false
 	   END;
 $$;
 
+-- The sapphire pipeline's phase for the next suggestion, with its
+-- settings: {"phase": "explore" | "model", "explore": n, "top_k": k,
+-- "model": "gp-ei" | "icm"}.  The first call that finds `explore` complete
+-- trials ranks the parameters (tuner.lasso_rank) and enables the top K
+-- (tuner.select_top), and records both transitions in tuner.study_event.
+-- Defaults: top_k 16 (the paper's) or every parameter if fewer; explore
+-- max(20, 2 x parameters), at most 300 (the paper ranks from ~300).
+CREATE FUNCTION tuner._sapphire_phase(s tuner.study)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	d int;
+	v_complete int;
+	v_conf jsonb := COALESCE(s.settings -> 'sapphire', '{}');
+BEGIN
+	SELECT pg_catalog.count(*) INTO d FROM tuner.parameter p WHERE p.study_id = s.id;
+	v_conf := pg_catalog.jsonb_build_object(
+		'explore', COALESCE((v_conf ->> 'explore')::int, LEAST(300, GREATEST(20, 2 * d))),
+		'top_k', LEAST(d, COALESCE((v_conf ->> 'top_k')::int, 16)),
+		'model', COALESCE(v_conf ->> 'model', 'gp-ei'));
+	IF EXISTS (SELECT 1 FROM tuner.study_event e
+				WHERE e.study_id = s.id AND e.event = 'sapphire_model'
+				  AND e.id > COALESCE((SELECT pg_catalog.max(e2.id) FROM tuner.study_event e2
+									   WHERE e2.study_id = s.id AND e2.event = 'set_algorithm'), 0)) THEN
+		RETURN v_conf || '{"phase": "model"}';
+	END IF;
+	SELECT pg_catalog.count(*) INTO v_complete
+	  FROM tuner.trial t WHERE t.study_id = s.id AND t.state = 'complete';
+	IF v_complete < (v_conf ->> 'explore')::int THEN
+		RETURN v_conf || '{"phase": "explore"}';
+	END IF;
+	PERFORM 1 FROM tuner.select_top(s.name, (v_conf ->> 'top_k')::int);
+	INSERT INTO tuner.study_event (study_id, trials, event, detail)
+	VALUES (s.id, v_complete, 'sapphire_model',
+			v_conf || pg_catalog.jsonb_build_object('enabled', ARRAY(
+				SELECT p.name FROM tuner.parameter p
+				 WHERE p.study_id = s.id AND p.enabled ORDER BY p.position)));
+	RETURN v_conf || '{"phase": "model"}';
+END;
+$$;
+
 CREATE FUNCTION tuner.suggest_next(study text)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -2183,6 +2312,7 @@ DECLARE
 	v_wc_v float8[] := '{}';
 	v_wc_noise float8[] := '{}';
 	v_wc_mean float8[] := '{}';
+	v_sapphire jsonb;
 	p_study text := $1;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
@@ -2192,6 +2322,12 @@ BEGIN
 	SELECT * INTO s FROM tuner.study WHERE tuner.study.name = p_study FOR NO KEY UPDATE;
 	IF NOT FOUND THEN
 		s := tuner._find_study(p_study);	-- raises the error
+	END IF;
+
+	-- sapphire: when the exploration is complete, rank and keep the top K
+	-- (this changes the space, so before reading it).
+	IF s.algorithm = 'sapphire' THEN
+		v_sapphire := tuner._sapphire_phase(s);
 	END IF;
 
 	sp := tuner._space(s.id);
@@ -2226,7 +2362,8 @@ BEGIN
 	  FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective;
 	-- The multi-task model learns from the declared auxiliary metrics too:
 	-- one row of them per observed trial, NULL where a trial lacks one.
-	IF s.algorithm IN ('icm', 'clustered-icm') THEN
+	IF s.algorithm IN ('icm', 'clustered-icm')
+	   OR (s.algorithm = 'sapphire' AND v_sapphire ->> 'model' = 'icm' AND v_sapphire ->> 'phase' = 'model') THEN
 		SELECT COALESCE(pg_catalog.array_agg(m.id ORDER BY m.id), '{}'),
 			   COALESCE(pg_catalog.array_agg(m.name ORDER BY m.id), '{}')
 		  INTO v_aux_ids, v_aux_names
@@ -2265,6 +2402,7 @@ BEGIN
 	-- What the core runs: clustered-icm without clusters is icm, icm
 	-- without anything to learn from besides the objective is gp-ei.
 	v_algorithm := CASE
+		WHEN s.algorithm = 'sapphire' THEN CASE WHEN v_icm THEN 'icm' ELSE 'gp-ei' END
 		WHEN s.algorithm = 'clustered-icm' AND v_cluster_members IS NOT NULL THEN 'clustered-icm'
 		WHEN v_icm THEN 'icm'
 		WHEN s.algorithm IN ('icm', 'clustered-icm') THEN 'gp-ei'
@@ -2337,6 +2475,12 @@ BEGIN
 	v_n_initial := COALESCE((s.settings ->> 'n_initial')::int,
 							CASE WHEN v_x_transfer IS NOT NULL THEN 2 END,
 							GREATEST(4, LEAST(10, d + 1)));
+	-- sapphire explores with the space-filling design until it has ranked
+	-- (also while exploration trials are still running), then models
+	IF s.algorithm = 'sapphire' THEN
+		v_n_initial := CASE WHEN v_sapphire ->> 'phase' = 'explore'
+							THEN h.n_observed + 1 ELSE 1 END;
+	END IF;
 
 	-- clustered-icm: each cluster starts from its latest fit (same metric,
 	-- same parameters), rows padded to 2 tasks and rank 2.
@@ -3788,6 +3932,7 @@ DECLARE
 	v_sibling numeric;
 	v_rule text;
 	v_log bool;
+	v_soft bool;
 	v_default_text text;
 	v_note text;
 	v_param bigint;
@@ -4183,8 +4328,18 @@ BEGIN
 			CONTINUE;
 		END IF;
 
+		-- A bound the catalog does not give is a guess: soft, so the study
+		-- may widen it (tuner.bound_change), within the catalog's and the
+		-- type's limits.
+		v_soft := t.kind IN ('int', 'float') AND (v_min IS NULL OR v_max IS NULL);
 		PERFORM tuner.add_parameter(s.name, v_name, t.kind, v_low::float8, v_high::float8,
-									v_default_text, v_log, v_choices);
+									v_default_text, v_log, v_choices,
+									soft_bounds => v_soft,
+									hard_low => CASE WHEN NOT v_soft THEN NULL
+													 WHEN v_min IS NOT NULL THEN v_low::float8
+													 WHEN v_log AND v_hard_low <= 0 THEN NULL
+													 ELSE LEAST(v_hard_low, v_low)::float8 END,
+									hard_high => CASE WHEN v_soft AND v_max IS NOT NULL THEN v_high::float8 END);
 		SELECT p.id INTO v_param FROM tuner.parameter p
 		 WHERE p.study_id = s.id AND p.name = v_name;
 		INSERT INTO tuner.parameter_source (parameter_id, import_id, source_type, level,
