@@ -61,6 +61,9 @@ typedef struct IcmModel
 	double *qb;            /* T * T eigenvectors of Bw */
 	double *lb;            /* T eigenvalues of Bw (clamped at 0) */
 	double log_likelihood; /* log marginal likelihood of the observed y */
+
+	/* Set by icm_fit: likelihood evaluations it made (all starts), else 0 */
+	int fit_evals;
 } IcmModel;
 
 /*

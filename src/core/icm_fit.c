@@ -549,6 +549,7 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 	if (rc == TUNER_OK)
 	{
 		model = p.model;
+		model->fit_evals = guard.evals;
 		p.model = NULL;
 	}
 

@@ -46,15 +46,6 @@
 #define WARM_MAX_EVALS 40
 
 /*
- * From ALTERNATE_CAP_N trials on, the other start of every fourth trial
- * stops after ALTERNATE_MAX_EVALS evaluations: it only replaces the
- * refined fit if it is already better, and is then refined from there at
- * the next trials.  Below that a fit takes a few ms and is left alone.
- */
-#define ALTERNATE_MAX_EVALS 40
-#define ALTERNATE_CAP_N     50
-
-/*
  * Below this many complete trials (and without transfer) the step is
  * GP-EI's: with d + T (rank + 3) hyperparameters (33 at d = 13, T = 4,
  * rank 2) the ICM's task covariance is mostly its prior, and on the
@@ -469,8 +460,8 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
 		fit_options.first_alternate = (n / 4) % 3;
 		fit_options.warm_max_evals = WARM_MAX_EVALS;
-		if (n >= ALTERNATE_CAP_N)
-			fit_options.alternate_max_evals = ALTERNATE_MAX_EVALS;
+		if (n >= SUGGEST_ALTERNATE_CAP_N)
+			fit_options.alternate_max_evals = SUGGEST_ALTERNATE_MAX_EVALS;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = icm_fit(x, y, n_rows, d, T, &fit_options, &fitted, status);
