@@ -282,4 +282,47 @@ SELECT (SELECT min(o.value) FROM tuner.observation o
 SELECT t.study, bool_or((t.metrics ->> 'wear')::float8 < 0.01 AND t.value < 0.01) AS good_for_both
   FROM tuner.trials t WHERE t.study IN ('jt', 'jt_off') GROUP BY t.study ORDER BY t.study;
 
-SELECT tuner.drop_study(name) FROM tuner.study WHERE name IN ('mt', 'solo', 'rnd', 'jt', 'jt_off');
+-- Below 10 complete trials an icm study's steps are GP-EI's, and each is
+-- warm-started from the previous gp fit as a gp-ei study's are: its gp-ei
+-- twin (same seed, same reports) suggests the same trials and stores the
+-- same fits.  From trial 10 on the icm study fits ICM models.
+SELECT tuner.create_study(s, 'y', 'minimize', '{"seed": 21, "n_initial": 3}') > 0 AS created
+  FROM unnest(ARRAY['tw_icm', 'tw_gp']) s;
+SELECT tuner.add_parameter(s, p, 'float', 0, 1)
+  FROM unnest(ARRAY['tw_icm', 'tw_gp']) s, unnest(ARRAY['a', 'b', 'c']) p;
+SELECT tuner.add_metric('tw_icm', 'aux', 'auxiliary', 'minimize') > 0 AS declared;
+SELECT tuner.set_algorithm('tw_icm', 'icm');
+DO $$
+DECLARE
+    s jsonb;
+    a float8;
+    b float8;
+    c float8;
+    st text;
+BEGIN
+    FOREACH st IN ARRAY ARRAY['tw_icm', 'tw_gp'] LOOP
+        FOR i IN 1 .. 12 LOOP
+            s := tuner.suggest_next(st);
+            a := (s -> 'params' ->> 'a')::float8;
+            b := (s -> 'params' ->> 'b')::float8;
+            c := (s -> 'params' ->> 'c')::float8;
+            PERFORM tuner.report((s ->> 'trial')::bigint, jsonb_build_object(
+                'y', (a - 0.3) ^ 2 + 2 * (b - 0.6) ^ 2 + 0.1 * c,
+                'aux', (a - 0.3) ^ 2 + 0.05 * sin(9 * c)));
+        END LOOP;
+    END LOOP;
+END;
+$$;
+SELECT i.number, i.source, i.params = g.params AS same_config
+  FROM tuner.trials i JOIN tuner.trials g ON g.study = 'tw_gp' AND g.number = i.number
+ WHERE i.study = 'tw_icm' ORDER BY i.number;
+SELECT mi.n, mi.kind, mg.kind AS twin_kind,
+       mi.kind = 'gp' AND mi.lengthscales = mg.lengthscales AND mi.noise = mg.noise
+           AND mi.outputscale = mg.outputscale AS same_fit
+  FROM tuner.model mi JOIN tuner.study si ON si.id = mi.study_id AND si.name = 'tw_icm'
+  JOIN tuner.model mg ON mg.n = mi.n
+  JOIN tuner.study sg ON sg.id = mg.study_id AND sg.name = 'tw_gp'
+ ORDER BY mi.n;
+
+SELECT tuner.drop_study(name) FROM tuner.study
+ WHERE name IN ('mt', 'solo', 'rnd', 'jt', 'jt_off', 'tw_icm', 'tw_gp');

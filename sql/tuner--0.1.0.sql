@@ -2456,6 +2456,10 @@ BEGIN
 	END IF;
 
 	-- Warm start from the last fit of the same model over the same tasks.
+	-- icm falls back to the last gp fit: its steps below ICM_MIN_TRIALS
+	-- (src/core/suggest_icm.c) are GP-EI's and store gp rows, and without
+	-- this each of them was fitted cold; an ICM step given a gp row (no
+	-- task loadings) fits cold as before.
 	v_tasks := ARRAY[s.objective] || v_aux_names;
 	IF v_x_transfer IS NOT NULL THEN
 		v_tasks := v_tasks || v_source_tasks;
@@ -2464,12 +2468,12 @@ BEGIN
 		   m.task_variance, m.task_noise, m.task_mean INTO w
 	  FROM tuner.model m
 	 WHERE m.study_id = s.id
-	   -- clustered-icm refits its clusters every step (no warm start)
-	   AND m.kind = CASE v_algorithm WHEN 'icm' THEN 'icm' WHEN 'gp-ei' THEN 'gp' END
-	   AND (NOT v_icm OR m.tasks = v_tasks)
+	   -- clustered-icm warm-starts each cluster below, not from these
+	   AND ((v_algorithm = 'icm' AND m.kind = 'icm' AND m.tasks = v_tasks)
+			OR (v_algorithm IN ('icm', 'gp-ei') AND m.kind = 'gp'))
 	   -- the same parameters (select_top may have changed them)
 	   AND m.parameters = sp.names
-	 ORDER BY m.id DESC LIMIT 1;
+	 ORDER BY m.kind = 'icm' DESC, m.id DESC LIMIT 1;
 
 	-- With earlier studies to learn from, the model starts after two trials.
 	v_n_initial := COALESCE((s.settings ->> 'n_initial')::int,

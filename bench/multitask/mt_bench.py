@@ -49,7 +49,10 @@ def parse_args():
                     help="subset (~1-2 min): seeds 0..1, budget 25, latency 5 calls, icm_fit n=100 1 call each")
     ap.add_argument("--problems", default=",".join(PROBLEMS), help="comma list of %s" % ",".join(PROBLEMS))
     ap.add_argument("--methods", help="comma list (default: all of drivers.METHODS)")
-    ap.add_argument("--seeds", type=int, help="seeds 0..N-1 (default 10)")
+    ap.add_argument("--seeds", type=int, help="how many seeds: FIRST..FIRST+N-1 (default 10)")
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="first seed (default 0); e.g. --first-seed 10 for a second seed set, 10..19, "
+                         "to check that a change is not fitted to seeds 0..9")
     ap.add_argument("--budget", type=int, help="evaluations per run (default 50)")
     ap.add_argument("--n-initial", type=int_or_default, default=DEFAULT_N_INITIAL,
                     help="study setting n_initial for every method (default %d, as the rocksdb preset; "
@@ -113,11 +116,11 @@ def efficiency(conn, a, method_names, log, out):
     for name, m in drivers.METHODS.items():       # --icm-options: every method whose model is icm
         if "icm" in name:
             m.options = icm_options
-    seeds = list(range(a.seeds))
+    seeds = list(range(a.first_seed, a.first_seed + a.seeds))
     ks = [k for k in CHECKPOINTS if k <= a.budget]
     log("")
-    log("## Sample efficiency: %d seeds (0..%d), budget %d, n_initial %s, every method through SQL"
-        % (len(seeds), seeds[-1], a.budget, "tuner default" if a.n_initial is None else a.n_initial))
+    log("## Sample efficiency: %d seeds (%d..%d), budget %d, n_initial %s, every method through SQL"
+        % (len(seeds), seeds[0], seeds[-1], a.budget, "tuner default" if a.n_initial is None else a.n_initial))
     for m in method_names:
         log("- `%s`: %s" % (m, drivers.METHODS[m].description))
     if any(drivers.METHODS[m].transfer for m in method_names):

@@ -61,6 +61,9 @@ typedef struct IcmModel
 	double *qb;            /* T * T eigenvectors of Bw */
 	double *lb;            /* T eigenvalues of Bw (clamped at 0) */
 	double log_likelihood; /* log marginal likelihood of the observed y */
+
+	/* Set by icm_fit: likelihood evaluations it made (all starts), else 0 */
+	int fit_evals;
 } IcmModel;
 
 /*
@@ -131,6 +134,13 @@ typedef struct IcmFitOptions
 	 * With a warm start: evaluations for each other start; 0 = max_evals.
 	 */
 	int alternate_max_evals;
+	/*
+	 * Optional prior mean of W (T x rank, row-major; NULL = 0 everywhere,
+	 * the N(0, 1) prior).  Task pairs that no point observes together start
+	 * the correlation-based starts at the correlation this prior implies
+	 * (with v at its prior centre) instead of 0.
+	 */
+	const double *w_prior_mean;
 } IcmFitOptions;
 
 /* Defaults for IcmFitOptions (rank 1). */

@@ -10,7 +10,7 @@
  *	           log noise_1..T, mean_1..T), for x on the unit cube and each
  *	  task standardised.  Priors:
  *	    log l     ~ N(-1.5 + log(d)/4, 3)   as the single-task GP
- *	    W_tr      ~ N(0, 1)
+ *	    W_tr      ~ N(M_tr, 1)              M = options->w_prior_mean, or 0
  *	    log v     ~ N(log 0.1, 4)           most of a task's variance is
  *	                                        expected to be shared
  *	    log noise ~ N(-6, 9)                milder than the single-task
@@ -54,6 +54,7 @@ typedef struct IcmProblem
 	IcmModel *model; /* scratch model holding x, y and the current theta */
 	int n, d, T, rank, dim;
 	int use_priors;
+	const double *w_prior_mean; /* T x rank, or NULL = 0 */
 	size_t n_pairs;
 	double *sqdiff;  /* n_pairs x d, column-major, pairs (j, i > j) */
 	double *r2;      /* n_pairs */
@@ -177,7 +178,8 @@ log_prior(const IcmProblem *p, const double *theta, double *grad)
 		if (k < d)
 			centre = mu, var = LS_PRIOR_VAR;
 		else if (k < d + tr)
-			centre = 0.0, var = W_PRIOR_VAR;
+			centre = p->w_prior_mean != NULL ? p->w_prior_mean[k - d] : 0.0,
+			var = W_PRIOR_VAR;
 		else if (k < d + tr + T)
 			centre = V_PRIOR_MEAN, var = V_PRIOR_VAR;
 		else if (k < d + tr + 2 * T)
@@ -275,11 +277,34 @@ icm_fit_options_init(IcmFitOptions *options)
 }
 
 /*
- * W from the empirical task correlation (pairwise complete rows): the top
- * rank eigenvectors scaled to 0.9 of the variance.  w0 is T x rank.
+ * The correlation of tasks t and s under the prior centre: B = M M^T +
+ * diag(exp(V_PRIOR_MEAN)) with M the prior mean of W (0 without one).
+ */
+static double
+prior_correlation(const double *m, int T, int rank, int t, int s)
+{
+	double btt = exp(V_PRIOR_MEAN), bss = exp(V_PRIOR_MEAN), bts = 0.0;
+	int k;
+
+	if (m == NULL)
+		return 0.0;
+	for (k = 0; k < rank; k++)
+	{
+		btt += m[t * rank + k] * m[t * rank + k];
+		bss += m[s * rank + k] * m[s * rank + k];
+		bts += m[t * rank + k] * m[s * rank + k];
+	}
+	return bts / sqrt(btt * bss);
+}
+
+/*
+ * W from the empirical task correlation (pairwise complete rows; the prior
+ * correlation for pairs with fewer than three): the top rank eigenvectors
+ * scaled to 0.9 of the variance.  w0 is T x rank.
  */
 static void
-correlation_init(const double *y, int n, int T, int rank, double *w0)
+correlation_init(const double *y, int n, int T, int rank,
+				 const double *w_prior_mean, double *w0)
 {
 	double *cm = tuner_alloc(sizeof(double) * T * T);
 	double *ev = tuner_alloc(sizeof(double) * T);
@@ -291,7 +316,8 @@ correlation_init(const double *y, int n, int T, int rank, double *w0)
 	for (t = 0; t < T; t++)
 		for (s = 0; s < T; s++)
 		{
-			double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0, cnt = 0, r = 0;
+			double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0, cnt = 0;
+			double r = prior_correlation(w_prior_mean, T, rank, t, s);
 
 			for (i = 0; i < n; i++)
 			{
@@ -310,6 +336,7 @@ correlation_init(const double *y, int n, int T, int rank, double *w0)
 			{
 				double va = saa - sa * sa / cnt, vb = sbb - sb * sb / cnt;
 
+				r = 0.0;
 				if (va > 0 && vb > 0)
 					r = (sab - sa * sb / cnt) / sqrt(va * vb);
 			}
@@ -498,7 +525,8 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 		else
 			lower[k] = -MEAN_BOUND, upper[k] = MEAN_BOUND;
 	}
-	correlation_init(y, n, T, rank, w0);
+	p.w_prior_mean = options->use_priors ? options->w_prior_mean : NULL;
+	correlation_init(y, n, T, rank, p.w_prior_mean, w0);
 
 	opt = nlopt_create(NLOPT_LD_LBFGS, dim);
 	if (opt == NULL)
@@ -549,6 +577,7 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 	if (rc == TUNER_OK)
 	{
 		model = p.model;
+		model->fit_evals = guard.evals;
 		p.model = NULL;
 	}
 

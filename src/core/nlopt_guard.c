@@ -18,6 +18,7 @@ nlopt_guard_init(NloptGuard *guard, NloptGuardEval eval, void *problem,
 	guard->best_theta = best_theta;
 	guard->best_value = HUGE_VAL;
 	guard->have_best = 0;
+	guard->evals = 0;
 }
 
 double
@@ -30,6 +31,7 @@ nlopt_guard_objective(unsigned dim, const double *theta, double *grad,
 	TunerStatus *saved = *guard->status;
 	TunerErrorCode rc;
 
+	guard->evals++;
 	tuner_status_clear(&scratch);
 	*guard->status = &scratch;
 	rc = guard->eval(guard->problem, theta, &value, grad);

@@ -28,6 +28,7 @@ typedef struct NloptGuard
 	double *best_theta; /* caller-owned, the objective's dimension */
 	double best_value;
 	int have_best;
+	int evals; /* objective evaluations so far, failed ones included */
 } NloptGuard;
 
 extern void nlopt_guard_init(NloptGuard *guard, NloptGuardEval eval,

@@ -11,7 +11,8 @@
  *	  Transfer: the trials of earlier studies are extra rows whose only
  *	  observed task is their own study's objective (one task per earlier
  *	  study, standardised on its own, so another machine's scale or offset
- *	  does not matter); B learns how far each predicts this objective.
+ *	  does not matter); B learns how far each predicts this objective,
+ *	  from a prior that expects it to predict it well (TRANSFER_LOADING).
  *
  *	  A metric with fewer than two values or no spread says nothing a
  *	  correlation could use and would make its task's fit degenerate: it is
@@ -46,15 +47,6 @@
 #define WARM_MAX_EVALS 40
 
 /*
- * From ALTERNATE_CAP_N trials on, the other start of every fourth trial
- * stops after ALTERNATE_MAX_EVALS evaluations: it only replaces the
- * refined fit if it is already better, and is then refined from there at
- * the next trials.  Below that a fit takes a few ms and is left alone.
- */
-#define ALTERNATE_MAX_EVALS 40
-#define ALTERNATE_CAP_N     50
-
-/*
  * Below this many complete trials (and without transfer) the step is
  * GP-EI's: with d + T (rank + 3) hyperparameters (33 at d = 13, T = 4,
  * rank 2) the ICM's task covariance is mostly its prior, and on the
@@ -62,9 +54,38 @@
  * best@10 trailed GP-EI's on the cost problem (mean regret 25.1% against
  * 23.3%, 20 seeds).  Ten is the largest default initial design
  * (clamp(d + 1, 4, 10)), so with the default design ICM starts with the
- * model as before.
+ * model as before.  Re-measured with the GP steps warm-started (n_initial
+ * 3, seeds 0..9 | 10..19, the k at which ICM's median best@k reaches
+ * GP-EI's best@25, rocksdb; cost): ICM from n = 3: 16 | 16; 19 | 22.
+ * From 3 with rank 1 below 10: 18 | 18; 17 | 17.  From 6: 22 | 18;
+ * 15 | 18.  From 10 (this): 15 | 16; 10 | 15.
  */
 #define ICM_MIN_TRIALS 10
+
+/*
+ * Transfer: the prior mean of the first column of W for the objective and
+ * each earlier study's objective task (the others keep the N(0, 1) prior
+ * centred on 0).  Naming an earlier study says it is the same system, so
+ * its objective should rise and fall with this one's: at the prior centre
+ * the two correlate at 1 / 1.1 = +0.91, and the correlation-based starts
+ * begin there, since no trial observes both.  With the symmetric prior, a
+ * fit from this study's first few trials often settled on a negative
+ * correlation and the warm starts kept it: at evaluation 10, 3 of 10 runs
+ * per transfer method and problem had learned a negative correlation, and
+ * on cost transfer did not beat a cold start (median best@10 122.5 and
+ * 122.7 against 122.0).  Multi-task bench, gp-ei/icm + transfer, 20 seeds
+ * (0..9 | 10..19), median best@10 and [runs negative at evaluation 10]:
+ *   prior mean 0:   rocksdb 19864 | 20950, 20278 | 19710 [1-4 of 10];
+ *                   cost 122.5 | 123.6, 122.7 | 124.5 [3 of 10]
+ *   prior mean 0.7: rocksdb 20649 | 20778, 20365 | 20365 [0-1];
+ *                   cost 115.6 | 120.0, 118.1 | 124.1 [0-1]
+ *   prior mean 1.0: rocksdb 20445 | 21176, 20361 | 21239 [0];
+ *                   cost 116.1 | 119.6, 118.4 | 121.5 [0-1]
+ * (cold starts: rocksdb 18537 | 18662, cost 122.0 | 126.5).  The price is
+ * at best@50 on rocksdb: 23577 | 23470 and 23897 | 23746 against 24001 |
+ * 23395 and 24464 | 24151.
+ */
+#define TRANSFER_LOADING 1.0
 
 /* Which metrics are modelled, and how each was standardised. */
 typedef struct TaskLayout
@@ -388,7 +409,7 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 	double *x = NULL, *y = NULL, *y0 = NULL;
 	IcmModel *warm = NULL, *fitted = NULL, *model = NULL;
 	IcmPosterior *objective = NULL, *target = NULL;
-	double *a = NULL, *xg = NULL, *gv = NULL;
+	double *a = NULL, *xg = NULL, *gv = NULL, *w_prior = NULL;
 	int joint = 0;
 	IcmFitOptions fit_options;
 	Posterior post;
@@ -460,6 +481,23 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 	icm_fit_options_init(&fit_options);
 	fit_options.rank = rank;
 	fit_options.seed = rng_next(rng);
+	if (in->n_transfer > 0)
+	{
+		/* earlier studies: a positive prior correlation, see above */
+		w_prior = tuner_alloc_zero(sizeof(double) * T * rank);
+		if (w_prior == NULL)
+		{
+			rc = tuner_fail(status, TUNER_ERR_NOMEM,
+							"out of memory suggesting a trial");
+			goto done;
+		}
+		w_prior[0] = TRANSFER_LOADING;
+		for (j = 0; j < n_tt; j++)
+			if (layout.task_of[1 + n_aux + j] >= 0)
+				w_prior[layout.task_of[1 + n_aux + j] * rank] =
+					TRANSFER_LOADING;
+		fit_options.w_prior_mean = w_prior;
+	}
 	warm = warm_model(in, T, rank);
 	if (warm != NULL)
 	{
@@ -469,8 +507,8 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
 		fit_options.first_alternate = (n / 4) % 3;
 		fit_options.warm_max_evals = WARM_MAX_EVALS;
-		if (n >= ALTERNATE_CAP_N)
-			fit_options.alternate_max_evals = ALTERNATE_MAX_EVALS;
+		if (n >= SUGGEST_ALTERNATE_CAP_N)
+			fit_options.alternate_max_evals = SUGGEST_ALTERNATE_MAX_EVALS;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = icm_fit(x, y, n_rows, d, T, &fit_options, &fitted, status);
@@ -564,6 +602,7 @@ done:
 	icm_posterior_free(objective);
 	icm_posterior_free(target);
 	tuner_free(a);
+	tuner_free(w_prior);
 	tuner_free(xg);
 	tuner_free(gv);
 	if (model != fitted && model != out->icm)

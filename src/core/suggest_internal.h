@@ -19,6 +19,17 @@
 /* How many of the best observed points the acquisition searches around. */
 #define SUGGEST_MAX_INCUMBENTS 5
 
+/*
+ * From SUGGEST_ALTERNATE_CAP_N trials on, the other start of every fourth
+ * trial of a warm-started ICM fit (suggest_icm.c, and each cluster of
+ * suggest_cluster.c) stops after SUGGEST_ALTERNATE_MAX_EVALS evaluations:
+ * it only replaces the refined fit if it is already better, and is then
+ * refined from there at the next trials.  Below that a fit takes a few ms
+ * and is left alone.
+ */
+#define SUGGEST_ALTERNATE_MAX_EVALS 40
+#define SUGGEST_ALTERNATE_CAP_N     50
+
 /* Is native config c already one of the input's trials? */
 extern int suggest_is_taken(const SuggestInput *in, const double *c);
 

@@ -19,6 +19,7 @@
 #include "icm_posterior.h"
 #include "rng.h"
 #include "suggest.h"
+#include "suggest_internal.h"
 #include "unit.h"
 
 #define CD		10				/* parameters at most */
@@ -786,6 +787,45 @@ test_warm_start(void)
 	result_free(&s);
 }
 
+/*
+ * From SUGGEST_ALTERNATE_CAP_N trials on, a warm step that also tries
+ * another start (n % 4 == 0) caps that start like the refinement, as ICM
+ * does: each cluster's fit makes at most 40 (CLUSTER_WARM_MAX_EVALS) +
+ * SUGGEST_ALTERNATE_MAX_EVALS likelihood evaluations.  Uncapped, the
+ * other start ran up to 100 (CLUSTER_MAX_EVALS) and made such a step at
+ * n = 100 five times slower than the next one.
+ */
+static void
+test_alternate_cap(void)
+{
+	CStudy	   *s = malloc(sizeof(CStudy));
+	ClusterWarm w;
+	int			c,
+				most = 0;
+
+	cstudy_init(s, 10, 99, 4);
+	CHECK(csuggest_ok(s));
+	keep_warm(s, &w);
+	result_free(s);
+	observe(s);
+	CHECK(s->in.n_observed == 100 && s->in.n_observed % 4 == 0);
+	use_warm(s, &w);
+	CHECK(csuggest_ok(s));
+	for (c = 0; c < s->in.n_clusters; c++)
+	{
+		CHECK(s->out.cluster_icm[c] != NULL);
+		CHECK(s->out.cluster_icm[c]->fit_evals > 0);
+		CHECK(s->out.cluster_icm[c]->fit_evals <=
+			  40 + SUGGEST_ALTERNATE_MAX_EVALS);
+		if (s->out.cluster_icm[c]->fit_evals > most)
+			most = s->out.cluster_icm[c]->fit_evals;
+	}
+	printf("  clustered ICM d=10, 3 clusters, n=100, warm with another "
+		   "start: at most %d likelihood evaluations per cluster\n", most);
+	result_free(s);
+	free(s);
+}
+
 void
 test_clustered_suggest(void)
 {
@@ -799,6 +839,7 @@ test_clustered_suggest(void)
 	test_bad_input();
 	test_optimisation();
 	test_warm_start();
+	test_alternate_cap();
 	report_timing(25);
 	report_timing(100);
 }

@@ -263,9 +263,97 @@ test_transfer_bad_input(void)
 	icm_model_free(s.out.icm);
 }
 
+/*
+ * The prior mean of W (IcmFitOptions.w_prior_mean) that transfer uses: all
+ * zeros is the default prior exactly; with a positive mean for both tasks,
+ * fits from two trials of this study and thirty of the earlier one (no
+ * point observes both) learn a positive correlation whatever the seed.
+ */
+static void
+test_transfer_prior(void)
+{
+	TransferStudy s;
+	TunerStatus st;
+	IcmFitOptions opt;
+	IcmModel   *plain = NULL,
+			   *zero = NULL,
+			   *pos = NULL;
+	double		x[(2 + N_OLD) * TD],
+				y[(2 + N_OLD) * 2],
+				mean = 0.0,
+				sd = 0.0,
+				corr[4],
+				zeros[4] = {0.0, 0.0, 0.0, 0.0},
+				loading[4] = {1.0, 0.0, 1.0, 0.0};
+	int			i,
+				seed,
+				negative = 0;
+
+	transfer_init(&s);
+	memcpy(x, s.x, sizeof(double) * 2 * TD);
+	memcpy(x + 2 * TD, s.xt, sizeof(double) * N_OLD * TD);
+	for (i = 0; i < N_OLD; i++)
+		mean += s.yt[i] / N_OLD;
+	for (i = 0; i < N_OLD; i++)
+		sd += (s.yt[i] - mean) * (s.yt[i] - mean);
+	sd = sqrt(sd / (N_OLD - 1));
+	for (i = 0; i < 2 + N_OLD; i++)
+	{
+		y[i * 2] = i < 2 ? (i == 0 ? -0.7071 : 0.7071) : NAN;
+		y[i * 2 + 1] = i < 2 ? NAN : (s.yt[i - 2] - mean) / sd;
+	}
+	/* the two trials of this study, standardised: the worse one second */
+	if (s.y[0] > s.y[1])
+	{
+		y[0] = 0.7071;
+		y[2] = -0.7071;
+	}
+
+	icm_fit_options_init(&opt);
+	opt.rank = 2;
+	opt.seed = 5;
+	CHECK(icm_fit(x, y, 2 + N_OLD, TD, 2, &opt, &plain, &st) == TUNER_OK);
+	opt.w_prior_mean = zeros;
+	CHECK(icm_fit(x, y, 2 + N_OLD, TD, 2, &opt, &zero, &st) == TUNER_OK);
+	if (plain != NULL && zero != NULL)
+	{
+		CHECK(plain->log_likelihood == zero->log_likelihood);
+		CHECK(memcmp(plain->W, zero->W, sizeof(double) * 4) == 0);
+		CHECK(memcmp(plain->lengthscales, zero->lengthscales,
+					 sizeof(double) * TD) == 0);
+	}
+	icm_model_free(plain);
+	icm_model_free(zero);
+
+	for (seed = 1; seed <= 8; seed++)
+	{
+		opt.seed = seed;
+		opt.w_prior_mean = NULL;
+		plain = NULL;
+		if (icm_fit(x, y, 2 + N_OLD, TD, 2, &opt, &plain, &st) == TUNER_OK &&
+			icm_task_correlation(plain, corr, &st) == TUNER_OK)
+			negative += corr[1] < 0.0;
+		icm_model_free(plain);
+
+		opt.w_prior_mean = loading;
+		pos = NULL;
+		CHECK(icm_fit(x, y, 2 + N_OLD, TD, 2, &opt, &pos, &st) == TUNER_OK);
+		if (pos == NULL)
+			continue;
+		CHECK(icm_task_correlation(pos, corr, &st) == TUNER_OK);
+		CHECK(corr[1] > 0.0);
+		if (!(corr[1] > 0.0))
+			fprintf(stderr, "seed %d: correlation %g\n", seed, corr[1]);
+		icm_model_free(pos);
+	}
+	printf("  transfer from 2 own trials: correlation negative in %d of 8 "
+		   "fits without the prior mean, 0 with it\n", negative);
+}
+
 void
 test_transfer(void)
 {
+	test_transfer_prior();
 	test_transfer_task();
 	test_transfer_pending();
 	test_transfer_constant();
