@@ -10,10 +10,11 @@
  *	  equal width); a candidate around an incumbent that moves a
  *	  categorical takes another choice uniformly (no choice is nearer than
  *	  another); and each refined point then tries every choice of each
- *	  categorical dimension in turn, keeps the best log EI, and refines the
- *	  ordered dimensions again whenever a choice changed, for at most
- *	  CHOICE_PASSES rounds.  Without categorical dimensions none of this
- *	  runs and the search is exactly the continuous one.
+ *	  categorical dimension in turn, keeping the best log EI, for rounds
+ *	  until no choice changes (at most CHOICE_PASSES), then, if one did,
+ *	  refines the ordered dimensions once more and sweeps the choices again.
+ *	  Without categorical dimensions none of this runs and the search is
+ *	  exactly the continuous one.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -173,62 +174,80 @@ make_candidates(int d, const int *categories, const double *incumbents,
 }
 
 /*
- * Coordinate-wise search over the choices of the categorical dimensions at
- * x (value: its log EI), refining the ordered dimensions with opt after
- * each round that changed a choice; x and the returned value are the best
- * found.  trial holds d doubles.
+ * One round of the coordinate-wise search over the choices of the
+ * categorical dimensions at x (value: its log EI): each dimension in turn
+ * takes its best choice given the others.  Returns 1 if a choice changed;
+ * x and *value are the best found.
+ */
+static int
+sweep_choices(const Posterior *post, double best, double *x, double *value,
+			  double *scratch)
+{
+	int changed = 0;
+	int k, c;
+
+	for (k = 0; k < post->d; k++)
+	{
+		int choices = post->categories[k];
+		int current;
+		double keep = x[k];
+
+		if (choices <= 1)
+			continue;
+		current = matern_choice(x[k], choices);
+		for (c = 0; c < choices; c++)
+		{
+			double v;
+
+			if (c == current)
+				continue;
+			x[k] = (c + 0.5) / choices;
+			v = acquisition_log_ei(post, best, x, NULL, scratch);
+			if (isfinite(v) && v > *value)
+			{
+				*value = v;
+				keep = x[k];
+				changed = 1;
+			}
+		}
+		x[k] = keep;
+	}
+	return changed;
+}
+
+/*
+ * The search over choices at a refined point x (value: its log EI):
+ * rounds of sweep_choices until none changes a choice (at most
+ * CHOICE_PASSES); if one did, the ordered dimensions are refined again by
+ * opt once (their optimum moves with the choices) and the choices swept
+ * once more.  Returns the best log EI, with x its point.  trial holds d
+ * doubles.
  */
 static double
 search_choices(const Posterior *post, double best, nlopt_opt opt,
 			   int n_ordered, double *x, double value, double *trial,
 			   double *scratch)
 {
-	int d = post->d;
-	int pass, k, c;
+	int changed = 0;
+	int pass;
 
 	for (pass = 0; pass < CHOICE_PASSES; pass++)
 	{
-		int changed = 0;
-
-		for (k = 0; k < d; k++)
-		{
-			int choices = post->categories[k];
-			int current;
-			double keep = x[k];
-
-			if (choices <= 1)
-				continue;
-			current = matern_choice(x[k], choices);
-			for (c = 0; c < choices; c++)
-			{
-				double v;
-
-				if (c == current)
-					continue;
-				x[k] = (c + 0.5) / choices;
-				v = acquisition_log_ei(post, best, x, NULL, scratch);
-				if (isfinite(v) && v > value)
-				{
-					value = v;
-					keep = x[k];
-					changed = 1;
-				}
-			}
-			x[k] = keep;
-		}
-		if (!changed)
+		if (!sweep_choices(post, best, x, &value, scratch))
 			break;
-		if (n_ordered > 0)
-		{
-			double v = value;
+		changed = 1;
+	}
+	if (changed && n_ordered > 0)
+	{
+		double v = value;
 
-			memcpy(trial, x, sizeof(double) * d);
-			(void)nlopt_optimize(opt, trial, &v);
-			if (isfinite(v) && v > value)
-			{
-				memcpy(x, trial, sizeof(double) * d);
-				value = v;
-			}
+		memcpy(trial, x, sizeof(double) * post->d);
+		(void)nlopt_optimize(opt, trial, &v);
+		if (isfinite(v) && v > value)
+		{
+			memcpy(x, trial, sizeof(double) * post->d);
+			value = v;
+			(void)sweep_choices(post, best, x, &value, scratch);
 		}
 	}
 	return value;
