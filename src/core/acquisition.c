@@ -3,6 +3,18 @@
  *	  Log expected improvement and its maximisation over any Posterior: the
  *	  chain rule from the posterior's mean and variance gradients to the
  *	  gradient of log EI, candidate scoring in one batch, and L-BFGS.
+ *
+ *	  Categorical dimensions (the posterior's categories, matern.h): the
+ *	  model is constant within each choice's bin, so L-BFGS never moves
+ *	  them.  The uniform candidates cover every choice (a choice is a bin of
+ *	  equal width); a candidate around an incumbent that moves a
+ *	  categorical takes another choice uniformly (no choice is nearer than
+ *	  another); and each refined point then tries every choice of each
+ *	  categorical dimension in turn, keeping the best log EI, for rounds
+ *	  until no choice changes (at most CHOICE_PASSES), then, if one did,
+ *	  refines the ordered dimensions once more and sweeps the choices again.
+ *	  Without categorical dimensions none of this runs and the search is
+ *	  exactly the continuous one.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,9 +24,13 @@
 
 #include "acquisition.h"
 #include "log_ei.h"
+#include "matern.h"
 
 /* Posterior sd never goes below this fraction of the prior sd. */
 #define MIN_SD_FRACTION 1e-6
+
+/* Rounds of the coordinate-wise search over categorical choices. */
+#define CHOICE_PASSES 3
 
 void
 acquisition_options_init(AcquisitionOptions *options, int d)
@@ -107,10 +123,15 @@ ranked_desc(const void *a, const void *b)
 	return ra->index - rb->index; /* stable, so results are reproducible */
 }
 
-/* Fill candidates: uniform points, then perturbations of the incumbents. */
+/*
+ * Fill candidates: uniform points, then perturbations of the incumbents (a
+ * categorical dimension, categories[k] > 0, moves to another choice's
+ * centre).
+ */
 static void
-make_candidates(int d, const double *incumbents, int n_incumbents,
-				const AcquisitionOptions *options, TunerRng *rng, double *cand)
+make_candidates(int d, const int *categories, const double *incumbents,
+				int n_incumbents, const AcquisitionOptions *options,
+				TunerRng *rng, double *cand)
 {
 	int c = 0;
 	int j, k;
@@ -133,12 +154,103 @@ make_candidates(int d, const double *incumbents, int n_incumbents,
 
 			if (rng_uniform(rng) < p_move || (k == forced && !moved))
 			{
-				v += scale * rng_normal(rng);
+				if (categories != NULL && categories[k] > 1)
+				{
+					int choices = categories[k];
+					int other =
+						(matern_choice(v, choices) + 1 +
+						 (int)rng_below(rng, (uint64_t)(choices - 1))) %
+						choices;
+
+					v = (other + 0.5) / choices;
+				}
+				else
+					v += scale * rng_normal(rng);
 				moved = 1;
 			}
 			cand[(size_t)c * d + k] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
 		}
 	}
+}
+
+/*
+ * One round of the coordinate-wise search over the choices of the
+ * categorical dimensions at x (value: its log EI): each dimension in turn
+ * takes its best choice given the others.  Returns 1 if a choice changed;
+ * x and *value are the best found.
+ */
+static int
+sweep_choices(const Posterior *post, double best, double *x, double *value,
+			  double *scratch)
+{
+	int changed = 0;
+	int k, c;
+
+	for (k = 0; k < post->d; k++)
+	{
+		int choices = post->categories[k];
+		int current;
+		double keep = x[k];
+
+		if (choices <= 1)
+			continue;
+		current = matern_choice(x[k], choices);
+		for (c = 0; c < choices; c++)
+		{
+			double v;
+
+			if (c == current)
+				continue;
+			x[k] = (c + 0.5) / choices;
+			v = acquisition_log_ei(post, best, x, NULL, scratch);
+			if (isfinite(v) && v > *value)
+			{
+				*value = v;
+				keep = x[k];
+				changed = 1;
+			}
+		}
+		x[k] = keep;
+	}
+	return changed;
+}
+
+/*
+ * The search over choices at a refined point x (value: its log EI):
+ * rounds of sweep_choices until none changes a choice (at most
+ * CHOICE_PASSES); if one did, the ordered dimensions are refined again by
+ * opt once (their optimum moves with the choices) and the choices swept
+ * once more.  Returns the best log EI, with x its point.  trial holds d
+ * doubles.
+ */
+static double
+search_choices(const Posterior *post, double best, nlopt_opt opt,
+			   int n_ordered, double *x, double value, double *trial,
+			   double *scratch)
+{
+	int changed = 0;
+	int pass;
+
+	for (pass = 0; pass < CHOICE_PASSES; pass++)
+	{
+		if (!sweep_choices(post, best, x, &value, scratch))
+			break;
+		changed = 1;
+	}
+	if (changed && n_ordered > 0)
+	{
+		double v = value;
+
+		memcpy(trial, x, sizeof(double) * post->d);
+		(void)nlopt_optimize(opt, trial, &v);
+		if (isfinite(v) && v > value)
+		{
+			memcpy(x, trial, sizeof(double) * post->d);
+			value = v;
+			(void)sweep_choices(post, best, x, &value, scratch);
+		}
+	}
+	return value;
 }
 
 TunerErrorCode
@@ -157,9 +269,11 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 	double *scratch = NULL;
 	double *lower = NULL;
 	double *upper = NULL;
+	double *trial = NULL;
 	Ranked *ranked = NULL;
 	nlopt_opt opt = NULL;
 	TunerErrorCode rc = TUNER_OK;
+	int n_categorical = matern_n_categorical(post->categories, d);
 	int j, k;
 
 	*n_out = 0;
@@ -170,14 +284,17 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 	lower = tuner_alloc_zero(sizeof(double) * d);
 	upper = tuner_alloc(sizeof(double) * d);
 	ranked = tuner_alloc(sizeof(Ranked) * total);
-	if (!cand || !mean || !sd || !scratch || !lower || !upper || !ranked)
+	trial = tuner_alloc(sizeof(double) * d);
+	if (!cand || !mean || !sd || !scratch || !lower || !upper || !ranked ||
+		!trial)
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
 						"out of memory maximising the acquisition");
 		goto done;
 	}
 
-	make_candidates(d, incumbents, n_incumbents, options, rng, cand);
+	make_candidates(d, post->categories, incumbents, n_incumbents, options,
+					rng, cand);
 	rc = post->batch(post->state, cand, n_cand, mean, sd, status);
 	if (rc != TUNER_OK)
 		goto done;
@@ -226,6 +343,9 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 					   sizeof(double) * d);
 				value = start;
 			}
+			if (n_categorical > 0)
+				value = search_choices(post, best, opt, d - n_categorical, x,
+									   value, trial, scratch);
 			ranked[n_cand + j].value = value;
 			ranked[n_cand + j].index = n_cand + j;
 		}
@@ -249,6 +369,7 @@ done:
 	tuner_free(scratch);
 	tuner_free(lower);
 	tuner_free(upper);
+	tuner_free(trial);
 	tuner_free(ranked);
 	return rc;
 }

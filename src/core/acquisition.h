@@ -2,8 +2,10 @@
  * acquisition.h
  *	  Maximising log expected improvement over the unit cube: many random
  *	  and incumbent-centred starts scored in one batch, the best few refined
- *	  by NLopt's bounded L-BFGS with analytic gradients.  Works on any
- *	  Posterior (posterior.h): the single-task GP or an ICM task.
+ *	  by NLopt's bounded L-BFGS with analytic gradients, and the choices of
+ *	  categorical dimensions searched one coordinate at a time (see
+ *	  acquisition.c).  Works on any Posterior (posterior.h): the
+ *	  single-task GP or an ICM task.
  */
 #ifndef TUNER_ACQUISITION_H
 #define TUNER_ACQUISITION_H

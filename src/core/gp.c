@@ -61,7 +61,26 @@ gp_model_free(GpModel *model)
 	tuner_free(model->lengthscales);
 	tuner_free(model->chol);
 	tuner_free(model->alpha);
+	tuner_free(model->categories);
 	tuner_free(model);
+}
+
+/* Set the model's input metric; see gp.h. */
+TunerErrorCode
+gp_model_set_categories(GpModel *model, const int *categories,
+						TunerStatus *status)
+{
+	tuner_free(model->categories);
+	model->categories = NULL;
+	if (matern_n_categorical(categories, model->d) == 0)
+		return TUNER_OK;
+	model->categories = tuner_alloc(sizeof(int) * model->d);
+	if (model->categories == NULL)
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory for a %d-dimensional model",
+						  model->d);
+	memcpy(model->categories, categories, sizeof(int) * model->d);
+	return TUNER_OK;
 }
 
 /* Check that the hyperparameters can define a kernel. */
@@ -115,7 +134,8 @@ gp_prepare(GpModel *model, TunerStatus *status)
 	for (i = 0; i < d; i++)
 		inv_ls[i] = 1.0 / model->lengthscales[i];
 
-	matern52_gram(model->x, n, d, inv_ls, model->outputscale, model->chol);
+	matern52_gram(model->x, n, d, inv_ls, model->categories,
+				  model->outputscale, model->chol);
 	for (i = 0; i < n; i++)
 		model->chol[i + (size_t)i * n] += model->noise;
 	rc = linalg_cholesky(model->chol, n, work, &model->jitter, status);
@@ -160,7 +180,8 @@ gp_predict(const GpModel *model, const double *xs, int m, double *mean,
 	for (i = 0; i < d; i++)
 		inv_ls[i] = 1.0 / model->lengthscales[i];
 
-	matern52_cross(model->x, n, xs, m, d, inv_ls, model->outputscale, kx);
+	matern52_cross(model->x, n, xs, m, d, inv_ls, model->categories,
+				   model->outputscale, kx);
 	for (j = 0; j < m; j++)
 		mean[j] = model->mean +
 				  cblas_ddot(n, kx + (size_t)j * n, 1, model->alpha, 1);

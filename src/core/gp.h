@@ -4,7 +4,11 @@
  *	  mean and Gaussian noise:
  *
  *	    y = m + f(x) + e,  f ~ GP(0, s * k52(r)),  e ~ N(0, noise)
- *	    r^2 = sum_k (x_k - x'_k)^2 / l_k^2
+ *	    r^2 = sum_k delta_k^2 / l_k^2
+ *
+ *	  delta_k is x_k - x'_k for an ordered dimension and the overlap
+ *	  distance [c(x_k) != c(x'_k)] for an unordered categorical one
+ *	  (matern.h); a model's categories say which.
  *
  *	  The hyperparameters (l, s, noise, m) live in whatever coordinates the
  *	  data is in; gp_fit works in normalised coordinates internally and
@@ -26,6 +30,12 @@ typedef struct GpModel
 	double outputscale;   /* signal variance s */
 	double noise;         /* noise variance */
 	double mean;          /* constant mean m */
+	/*
+	 * d, owned by the model, or NULL (the default): the input metric of
+	 * matern.h, 0 for an ordered dimension, C for a categorical of C
+	 * choices.  Set with gp_model_set_categories.
+	 */
+	int *categories;
 
 	/* Filled by gp_prepare. */
 	double *chol;          /* n * n lower Cholesky factor of K + jitter */
@@ -52,6 +62,12 @@ typedef struct GpFitOptions
 	 * can rotate through them.
 	 */
 	int first_alternate;
+	/*
+	 * The input metric (matern.h), d values, or NULL = every dimension
+	 * ordered.  Categorical coordinates must be on the unit cube (a
+	 * choice's bin); gp_fit does not rescale them.
+	 */
+	const int *categories;
 } GpFitOptions;
 
 /* Defaults for GpFitOptions. */
@@ -63,6 +79,14 @@ extern void gp_fit_options_init(GpFitOptions *options);
  */
 extern GpModel *gp_model_create(int n, int d, TunerStatus *status);
 extern void gp_model_free(GpModel *model);
+
+/*
+ * Give the model the input metric categories (d values, copied; NULL or
+ * all zero leaves every dimension ordered).
+ */
+extern TunerErrorCode gp_model_set_categories(GpModel *model,
+											  const int *categories,
+											  TunerStatus *status);
 
 /*
  * Factorise K and compute alpha and the log marginal likelihood.  Retries
@@ -108,5 +132,12 @@ extern TunerErrorCode gp_fit_objective(const double *x, const double *y, int n,
 									   int d, int use_priors,
 									   const double *theta, double *value,
 									   double *grad, TunerStatus *status);
+
+/* The same under the input metric categories (matern.h; NULL = ordered). */
+extern TunerErrorCode
+gp_fit_objective_metric(const double *x, const double *y, int n, int d,
+						const int *categories, int use_priors,
+						const double *theta, double *value, double *grad,
+						TunerStatus *status);
 
 #endif /* TUNER_GP_H */

@@ -2,7 +2,10 @@
  * gp_fit.c
  *	  Hyperparameters of the Matern-5/2 GP by maximising the log marginal
  *	  likelihood plus log priors, with analytic gradients and NLopt's bounded
- *	  L-BFGS from several starts.
+ *	  L-BFGS from several starts.  Under an input metric with categorical
+ *	  dimensions (matern.h) the precomputed squared differences of those
+ *	  dimensions are the overlap indicators, and the lengthscale gradient,
+ *	  coef * delta_k^2 / l_k^2, uses the same indicator.
  *
  *	  theta = (log l_1..l_d, log s, log noise, mean).  The priors are meant
  *	  for inputs on the unit cube and standardised y:
@@ -84,7 +87,7 @@ lengthscale_prior_mean(int d)
 
 static TunerErrorCode
 problem_init(FitProblem *p, const double *x, const double *y, int n, int d,
-			 int use_priors, TunerStatus *status)
+			 const int *categories, int use_priors, TunerStatus *status)
 {
 	memset(p, 0, sizeof(FitProblem));
 	p->x = x;
@@ -110,19 +113,7 @@ problem_init(FitProblem *p, const double *x, const double *y, int n, int d,
 		!p->best_theta)
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory fitting a %d-point model", n);
-	{
-		size_t pair = 0;
-		int i, j, k;
-
-		for (j = 0; j < n; j++)
-			for (i = j + 1; i < n; i++, pair++)
-				for (k = 0; k < d; k++)
-				{
-					double t = x[(size_t)i * d + k] - x[(size_t)j * d + k];
-
-					p->sqdiff[pair + k * p->n_pairs] = t * t;
-				}
-	}
+	matern52_pair_sqdiff(x, n, d, categories, p->sqdiff);
 	return TUNER_OK;
 }
 
@@ -400,7 +391,8 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "y contains NaN or infinity");
 
-	rc = problem_init(&p, x, y, n, d, options->use_priors, status);
+	rc = problem_init(&p, x, y, n, d, options->categories, options->use_priors,
+					  status);
 	lower = tuner_alloc(sizeof(double) * dim);
 	upper = tuner_alloc(sizeof(double) * dim);
 	theta = tuner_alloc(sizeof(double) * dim);
@@ -474,7 +466,9 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 	model->outputscale = exp(p.best_theta[d]);
 	model->noise = exp(p.best_theta[d + 1]);
 	model->mean = p.best_theta[d + 2];
-	rc = gp_prepare(model, status);
+	rc = gp_model_set_categories(model, options->categories, status);
+	if (rc == TUNER_OK)
+		rc = gp_prepare(model, status);
 	if (rc != TUNER_OK)
 	{
 		gp_model_free(model);
@@ -524,10 +518,22 @@ gp_fit(const double *x, const double *y, int n, int d,
 		goto done;
 	}
 
-	/* Inputs to [0, 1] per column; a constant column keeps unit range. */
+	/*
+	 * Inputs to [0, 1] per column; a constant column keeps unit range, and
+	 * a categorical one its coordinates (they name choices by their bins).
+	 */
 	for (k = 0; k < d; k++)
 	{
 		double mn = x[k], mx = x[k];
+
+		if (options->categories != NULL && options->categories[k] > 0)
+		{
+			lo[k] = 0.0;
+			range[k] = 1.0;
+			for (i = 0; i < n; i++)
+				xn[(size_t)i * d + k] = x[(size_t)i * d + k];
+			continue;
+		}
 
 		for (i = 1; i < n; i++)
 		{
@@ -566,7 +572,9 @@ gp_fit(const double *x, const double *y, int n, int d,
 	model->outputscale = fitted->outputscale * y_sd * y_sd;
 	model->noise = fitted->noise * y_sd * y_sd;
 	model->mean = y_mean + fitted->mean * y_sd;
-	rc = gp_prepare(model, status);
+	rc = gp_model_set_categories(model, options->categories, status);
+	if (rc == TUNER_OK)
+		rc = gp_prepare(model, status);
 	if (rc != TUNER_OK)
 	{
 		gp_model_free(model);
@@ -589,10 +597,21 @@ gp_fit_objective(const double *x, const double *y, int n, int d,
 				 int use_priors, const double *theta, double *value,
 				 double *grad, TunerStatus *status)
 {
+	return gp_fit_objective_metric(x, y, n, d, NULL, use_priors, theta, value,
+								   grad, status);
+}
+
+/* One evaluation under an input metric; see gp.h. */
+TunerErrorCode
+gp_fit_objective_metric(const double *x, const double *y, int n, int d,
+						const int *categories, int use_priors,
+						const double *theta, double *value, double *grad,
+						TunerStatus *status)
+{
 	FitProblem p;
 	TunerErrorCode rc;
 
-	rc = problem_init(&p, x, y, n, d, use_priors, status);
+	rc = problem_init(&p, x, y, n, d, categories, use_priors, status);
 	if (rc == TUNER_OK)
 		rc = problem_eval(&p, theta, value, grad);
 	problem_free(&p);

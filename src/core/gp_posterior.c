@@ -2,6 +2,8 @@
  * gp_posterior.c
  *	  The single-task GP as a Posterior (posterior.h).  The gradient uses
  *	  dmu/dx = sum_i alpha_i dk_i/dx and dvar/dx = -2 (K^-1 k)^T dk/dx.
+ *	  Along a categorical dimension (matern.h) k is constant within each
+ *	  choice's bin, so both gradients are 0 there.
  */
 #include <math.h>
 
@@ -35,6 +37,10 @@ gp_point(const void *state, const double *u, double *mean, double *var,
 		{
 			double t = (u[k] - xi[k]) / model->lengthscales[k];
 
+			if (model->categories != NULL && model->categories[k] > 0)
+				t = matern_differ(u[k], xi[k], model->categories[k])
+						? 1.0 / model->lengthscales[k]
+						: 0.0;
 			r2 += t * t;
 		}
 		r = sqrt(r2);
@@ -59,6 +65,12 @@ gp_point(const void *state, const double *u, double *mean, double *var,
 		double dmu = 0.0;
 		double dv = 0.0;
 
+		if (model->categories != NULL && model->categories[k] > 0)
+		{
+			dmean[k] = 0.0;
+			dvar[k] = 0.0;
+			continue;
+		}
 		for (i = 0; i < n; i++)
 		{
 			/* dk_i/du_k = -radial_i (u_k - x_ik) / l_k^2 */
@@ -91,4 +103,5 @@ gp_posterior(const GpModel *model, Posterior *post)
 	post->point = gp_point;
 	post->batch = gp_batch;
 	post->state = model;
+	post->categories = model->categories;
 }

@@ -92,7 +92,26 @@ icm_model_free(IcmModel *model)
 	tuner_free(model->lx);
 	tuner_free(model->qb);
 	tuner_free(model->lb);
+	tuner_free(model->categories);
 	tuner_free(model);
+}
+
+/* Set the model's input metric; see icm.h. */
+TunerErrorCode
+icm_model_set_categories(IcmModel *model, const int *categories,
+						 TunerStatus *status)
+{
+	tuner_free(model->categories);
+	model->categories = NULL;
+	if (matern_n_categorical(categories, model->d) == 0)
+		return TUNER_OK;
+	model->categories = tuner_alloc(sizeof(int) * model->d);
+	if (model->categories == NULL)
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory for a %d-dimensional model",
+						  model->d);
+	memcpy(model->categories, categories, sizeof(int) * model->d);
+	return TUNER_OK;
 }
 
 /* Inputs and hyperparameters that can define the model. */
@@ -376,7 +395,7 @@ icm_prepare(IcmModel *model, TunerStatus *status)
 		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
 	for (e = 0; e < d; e++)
 		inv_ls[e] = 1.0 / model->lengthscales[e];
-	matern52_gram(model->x, n, d, inv_ls, 1.0, model->kx);
+	matern52_gram(model->x, n, d, inv_ls, model->categories, 1.0, model->kx);
 	tuner_free(inv_ls);
 
 	model->kronecker = (N == n * T && !model->force_full);
@@ -420,7 +439,7 @@ icm_predict(const IcmModel *model, const double *xs, int m, int task,
 	}
 	for (i = 0; i < d; i++)
 		inv_ls[i] = 1.0 / model->lengthscales[i];
-	matern52_cross(model->x, n, xs, m, d, inv_ls, 1.0, kc);
+	matern52_cross(model->x, n, xs, m, d, inv_ls, model->categories, 1.0, kc);
 
 	if (model->kronecker)
 	{

@@ -8,7 +8,9 @@
  *
  *	  k52 is the Matern-5/2 ARD kernel of matern.h with unit variance and one
  *	  set of lengthscales shared by all tasks; each task's signal variance is
- *	  the diagonal of B.  W is T x rank (1 <= rank <= T), v > 0.
+ *	  the diagonal of B.  W is T x rank (1 <= rank <= T), v > 0.  Its input
+ *	  metric (matern.h: ordered or categorical dimensions) is the model's
+ *	  categories.
  *
  *	  y is n x T, row-major, NaN where a task was not observed at a point.
  *	  The caller standardises each task's observed y separately (zero mean,
@@ -46,6 +48,8 @@ typedef struct IcmModel
 	double *noise;        /* T, noise variance, > 0 */
 	double *mean;         /* T, constant mean */
 	int force_full;       /* 1: never use the Kronecker path */
+	int *categories;      /* d or NULL (all ordered): the input metric of
+						   * matern.h; icm_model_set_categories */
 
 	/* Filled by icm_prepare. */
 	int kronecker;         /* 1 if the Kronecker path was used */
@@ -75,6 +79,14 @@ typedef struct IcmModel
 extern IcmModel *icm_model_create(int n, int d, int T, int rank,
 								  TunerStatus *status);
 extern void icm_model_free(IcmModel *model);
+
+/*
+ * Give the model the input metric categories (d values, copied; NULL or
+ * all zero leaves every dimension ordered).
+ */
+extern TunerErrorCode icm_model_set_categories(IcmModel *model,
+											   const int *categories,
+											   TunerStatus *status);
 
 /*
  * Check the inputs (finite x, y finite or NaN, every task observed at least
@@ -141,6 +153,11 @@ typedef struct IcmFitOptions
 	 * (with v at its prior centre) instead of 0.
 	 */
 	const double *w_prior_mean;
+	/*
+	 * The input metric (matern.h), d values, or NULL = every dimension
+	 * ordered; the fitted model keeps a copy.
+	 */
+	const int *categories;
 } IcmFitOptions;
 
 /* Defaults for IcmFitOptions (rank 1). */
@@ -169,5 +186,12 @@ extern TunerErrorCode icm_fit_objective(const double *x, const double *y,
 										int use_priors, int force_full,
 										const double *theta, double *value,
 										double *grad, TunerStatus *status);
+
+/* The same under the input metric categories (matern.h; NULL = ordered). */
+extern TunerErrorCode
+icm_fit_objective_metric(const double *x, const double *y, int n, int d, int T,
+						 int rank, const int *categories, int use_priors,
+						 int force_full, const double *theta, double *value,
+						 double *grad, TunerStatus *status);
 
 #endif /* TUNER_ICM_H */

@@ -19,7 +19,9 @@
  *	                                        are often noisy
  *	    mean      ~ N(0, 1)
  *	  Gradient: dL/dtheta = 1/2 tr((alpha alpha^T - K^-1) dK/dtheta), reduced
- *	  by icm_gradient_parts to an n x n and a T x T matrix.
+ *	  by icm_gradient_parts to an n x n and a T x T matrix.  A categorical
+ *	  dimension (matern.h) has overlap indicators for squared differences,
+ *	  in the likelihood and its lengthscale gradient alike.
  */
 #include <math.h>
 #include <string.h>
@@ -98,12 +100,9 @@ problem_free(IcmProblem *p)
 
 static TunerErrorCode
 problem_init(IcmProblem *p, const double *x, const double *y, int n, int d,
-			 int T, int rank, int use_priors, int force_full,
-			 TunerStatus *status)
+			 int T, int rank, const int *categories, int use_priors,
+			 int force_full, TunerStatus *status)
 {
-	size_t pair = 0;
-	int i, j, k;
-
 	memset(p, 0, sizeof(IcmProblem));
 	p->n = n;
 	p->d = d;
@@ -118,6 +117,8 @@ problem_init(IcmProblem *p, const double *x, const double *y, int n, int d,
 	memcpy(p->model->x, x, sizeof(double) * n * d);
 	memcpy(p->model->y, y, sizeof(double) * n * T);
 	p->model->force_full = force_full;
+	if (icm_model_set_categories(p->model, categories, status) != TUNER_OK)
+		return status ? status->code : TUNER_ERR_NOMEM;
 	p->n_pairs = (size_t)n * (n - 1) / 2;
 	p->sqdiff = tuner_alloc(sizeof(double) * (p->n_pairs * d + 1));
 	p->r2 = tuner_alloc(sizeof(double) * (p->n_pairs + 1));
@@ -132,14 +133,8 @@ problem_init(IcmProblem *p, const double *x, const double *y, int n, int d,
 		!p->gdiag || !p->asum || !p->best_theta)
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory fitting a %d-point model", n);
-	for (j = 0; j < n; j++)
-		for (i = j + 1; i < n; i++, pair++)
-			for (k = 0; k < d; k++)
-			{
-				double t = x[(size_t)i * d + k] - x[(size_t)j * d + k];
-
-				p->sqdiff[pair + k * p->n_pairs] = t * t;
-			}
+	/* under a categorical metric, overlap indicators (matern.h) */
+	matern52_pair_sqdiff(x, n, d, categories, p->sqdiff);
 	return TUNER_OK;
 }
 
@@ -496,8 +491,8 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 	rc = check_fit_input(x, y, n, d, T, options, status);
 	if (rc != TUNER_OK)
 		return rc;
-	rc = problem_init(&p, x, y, n, d, T, rank, options->use_priors,
-					  options->force_full, status);
+	rc = problem_init(&p, x, y, n, d, T, rank, options->categories,
+					  options->use_priors, options->force_full, status);
 	lower = tuner_alloc(sizeof(double) * dim);
 	upper = tuner_alloc(sizeof(double) * dim);
 	theta = tuner_alloc(sizeof(double) * dim);
@@ -600,10 +595,22 @@ icm_fit_objective(const double *x, const double *y, int n, int d, int T,
 				  const double *theta, double *value, double *grad,
 				  TunerStatus *status)
 {
+	return icm_fit_objective_metric(x, y, n, d, T, rank, NULL, use_priors,
+									force_full, theta, value, grad, status);
+}
+
+/* One evaluation under an input metric; see icm.h. */
+TunerErrorCode
+icm_fit_objective_metric(const double *x, const double *y, int n, int d, int T,
+						 int rank, const int *categories, int use_priors,
+						 int force_full, const double *theta, double *value,
+						 double *grad, TunerStatus *status)
+{
 	IcmProblem p;
 	TunerErrorCode rc;
 
-	rc = problem_init(&p, x, y, n, d, T, rank, use_priors, force_full, status);
+	rc = problem_init(&p, x, y, n, d, T, rank, categories, use_priors,
+					  force_full, status);
 	if (rc == TUNER_OK)
 		rc = problem_eval(&p, theta, value, grad);
 	problem_free(&p);

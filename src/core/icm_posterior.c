@@ -262,7 +262,8 @@ icm_posterior_predict(const IcmPosterior *posterior, const double *xs, int m,
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory predicting %d points", m);
 	}
-	matern52_cross(model->x, n, xs, m, d, posterior->inv_ls, 1.0, kc);
+	matern52_cross(model->x, n, xs, m, d, posterior->inv_ls, model->categories,
+				   1.0, kc);
 	cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, n, m, 1.0, posterior->m,
 				n, kc, n, 0.0, mk, n);
 	for (j = 0; j < m; j++)
@@ -281,8 +282,8 @@ icm_posterior_predict(const IcmPosterior *posterior, const double *xs, int m,
 
 /*
  * Mean and variance at one point, with gradients: dk_i/du_k =
- * -radial_i (u_k - x_ik) / l_k^2, dmean = beta^T dk, dvar = -2 (M kx)^T dk.
- * scratch 3n.
+ * -radial_i (u_k - x_ik) / l_k^2 (0 along a categorical dimension),
+ * dmean = beta^T dk, dvar = -2 (M kx)^T dk.  scratch 3n.
  */
 static void
 icm_point(const void *state, const double *u, double *mean, double *var,
@@ -298,8 +299,8 @@ icm_point(const void *state, const double *u, double *mean, double *var,
 
 	for (i = 0; i < n; i++)
 	{
-		double r =
-			sqrt(matern52_r2(u, model->x + (size_t)i * d, p->inv_ls, d));
+		double r = sqrt(matern52_r2_metric(u, model->x + (size_t)i * d,
+										   p->inv_ls, model->categories, d));
 
 		kvec[i] = matern52_unit(r);
 		radial[i] = matern52_radial(r);
@@ -315,6 +316,13 @@ icm_point(const void *state, const double *u, double *mean, double *var,
 		double inv_l2 = p->inv_ls[k] * p->inv_ls[k];
 		double dmu = 0.0, dv = 0.0;
 
+		/* constant within a choice's bin (matern.h) */
+		if (model->categories != NULL && model->categories[k] > 0)
+		{
+			dmean[k] = 0.0;
+			dvar[k] = 0.0;
+			continue;
+		}
 		for (i = 0; i < n; i++)
 		{
 			double dk =
@@ -346,4 +354,5 @@ icm_posterior_as_posterior(const IcmPosterior *posterior, Posterior *post)
 	post->point = icm_point;
 	post->batch = icm_batch;
 	post->state = posterior;
+	post->categories = posterior->model->categories;
 }

@@ -145,6 +145,17 @@ icm_fit_caller_units(const double *x, const double *y, int n, int d, int T,
 			goto done;
 		}
 	icm_units_scale_x(x, n, d, xn, lo, range);
+	/* categorical coordinates name choices by their bins: keep them */
+	for (k = 0; options->categories != NULL && k < d; k++)
+		if (options->categories[k] > 0)
+		{
+			int i;
+
+			lo[k] = 0.0;
+			range[k] = 1.0;
+			for (i = 0; i < n; i++)
+				xn[(size_t)i * d + k] = x[(size_t)i * d + k];
+		}
 	rc = icm_units_standardise_y(y, n, T, yn, mu, s, status);
 	if (rc != TUNER_OK)
 		goto done;
@@ -168,7 +179,9 @@ icm_fit_caller_units(const double *x, const double *y, int n, int d, int T,
 	memcpy(model->mean, fitted->mean, sizeof(double) * T);
 	model->force_full = options->force_full;
 	icm_units_to_caller(model, range, mu, s);
-	rc = icm_prepare(model, status);
+	rc = icm_model_set_categories(model, options->categories, status);
+	if (rc == TUNER_OK)
+		rc = icm_prepare(model, status);
 	if (rc != TUNER_OK)
 	{
 		icm_model_free(model);

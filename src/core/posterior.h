@@ -35,6 +35,12 @@ typedef struct Posterior
 	PosteriorPointFn point;
 	PosteriorBatchFn batch;
 	const void *state; /* the model; must outlive the Posterior */
+	/*
+	 * The model's input metric (matern.h), borrowed, or NULL: the
+	 * acquisition searches the choices of categorical dimensions itself,
+	 * since the gradient along them is 0.
+	 */
+	const int *categories;
 } Posterior;
 
 /* The posterior of a prepared single-task GP; borrows the model. */

@@ -218,3 +218,22 @@ space_cardinality(const ParamSpec *params, int d)
 	}
 	return count;
 }
+
+/* The models' input metric; see space.h. */
+int
+space_kernel_categories(const ParamSpec *params, int d, int *categories)
+{
+	int count = 0;
+	int j;
+
+	for (j = 0; j < d; j++)
+	{
+		categories[j] = 0;
+		if (params[j].kind == PARAM_CATEGORICAL && params[j].n_choices >= 3)
+		{
+			categories[j] = params[j].n_choices;
+			count++;
+		}
+	}
+	return count;
+}

@@ -8,7 +8,11 @@
  *	    PARAM_INT          an integer-valued double, low <= v <= high
  *	    PARAM_BOOL         0 or 1
  *	    PARAM_CATEGORICAL  the choice's index, 0 .. n_choices - 1
- *	  Every parameter takes exactly one unit-cube coordinate.
+ *	  Every parameter takes exactly one unit-cube coordinate.  A
+ *	  categorical's coordinate is the centre of its choice's bin, but its
+ *	  choices are not ordered: the models measure it with the overlap
+ *	  distance of matern.h (space_kernel_categories), not by the distance
+ *	  between bin centres.
  */
 #ifndef TUNER_SPACE_H
 #define TUNER_SPACE_H
@@ -57,5 +61,15 @@ extern int space_same_config(const ParamSpec *params, int d, const double *a,
  * -1 when some parameter is continuous (or the count overflows).
  */
 extern double space_cardinality(const ParamSpec *params, int d);
+
+/*
+ * The models' input metric (matern.h) for the space: categories[j] =
+ * n_choices for a categorical parameter of three or more choices, else 0
+ * (ordered: floats, integers, bools, and categoricals of one or two
+ * choices, whose two bin centres are already equidistant).  Returns how
+ * many are categorical.
+ */
+extern int space_kernel_categories(const ParamSpec *params, int d,
+								   int *categories);
 
 #endif /* TUNER_SPACE_H */

@@ -215,6 +215,7 @@ cluster_propose(const SuggestInput *in, int c, const double *x,
 	int metric = in->cluster_metric[c];
 	const int *row = in->cluster_members + (size_t)c * d;
 	ParamSpec *sub_params = NULL;
+	int *categories = NULL;
 	double *xs = NULL, *ys = NULL, *pending = NULL, *incumbents = NULL;
 	double *ranked = NULL, *ranked_values = NULL, *scratch = NULL;
 	double aux_mean = 0.0, aux_sd = 1.0, best;
@@ -255,12 +256,22 @@ cluster_propose(const SuggestInput *in, int c, const double *x,
 			p->members[i++] = j;
 		}
 	cluster_data(in, p, metric, aux_mean, aux_sd, x, y0, xs, ys);
+	/* the members' categoricals of three or more choices are unordered */
+	categories = tuner_alloc(sizeof(int) * m);
+	if (categories == NULL)
+	{
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory fitting cluster %d", c + 1);
+		goto done;
+	}
 
 	icm_fit_options_init(&fit_options);
 	fit_options.rank = suggest_icm_rank(in, p->T);
 	fit_options.seed = rng_next(rng);
 	fit_options.restarts = CLUSTER_RESTARTS;
 	fit_options.max_evals = CLUSTER_MAX_EVALS;
+	if (space_kernel_categories(sub_params, m, categories) > 0)
+		fit_options.categories = categories;
 	warm = cluster_warm_model(in, c, p->members, m, p->T, fit_options.rank);
 	if (warm != NULL)
 	{
@@ -321,6 +332,7 @@ cluster_propose(const SuggestInput *in, int c, const double *x,
 
 done:
 	icm_model_free(warm);
+	tuner_free(categories);
 	tuner_free(sub_params);
 	tuner_free(xs);
 	tuner_free(ys);

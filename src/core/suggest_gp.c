@@ -3,7 +3,8 @@
  *	  The model step of SUGGEST_ALG_GP_EI: a Matern-5/2 GP on the unit cube
  *	  with standardised y, warm-started from the previous fit, running
  *	  trials fantasised at their posterior mean ("kriging believer"), and
- *	  suggest_choose on its posterior.
+ *	  suggest_choose on its posterior.  Categorical parameters of three or
+ *	  more choices are unordered in the kernel (space_kernel_categories).
  */
 #include <math.h>
 #include <string.h>
@@ -48,8 +49,10 @@ believer_model(const SuggestInput *in, const GpModel *fitted, GpModel **out,
 		model->outputscale = fitted->outputscale;
 		model->noise = fitted->noise;
 		model->mean = fitted->mean;
-		rc = gp_prepare(model, status);
+		rc = gp_model_set_categories(model, fitted->categories, status);
 	}
+	if (rc == TUNER_OK)
+		rc = gp_prepare(model, status);
 	if (rc != TUNER_OK)
 	{
 		gp_model_free(model);
@@ -68,6 +71,7 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 	int d = in->d;
 	double *x = tuner_alloc(sizeof(double) * n * d);
 	double *y = tuner_alloc(sizeof(double) * n);
+	int *categories = tuner_alloc(sizeof(int) * d);
 	double y_mean, y_sd, best;
 	GpModel *fitted = NULL;
 	GpModel *model = NULL;
@@ -77,7 +81,7 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 	TunerErrorCode rc = TUNER_OK;
 	int i;
 
-	if (!x || !y)
+	if (!x || !y || !categories)
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
 						"out of memory suggesting a trial");
@@ -94,6 +98,8 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 
 	gp_fit_options_init(&fit_options);
 	fit_options.seed = rng_next(rng);
+	if (space_kernel_categories(in->params, d, categories) > 0)
+		fit_options.categories = categories;
 	if (in->warm_lengthscales != NULL && in->warm_outputscale > 0.0 &&
 		in->warm_noise > 0.0)
 	{
@@ -152,5 +158,6 @@ done:
 	gp_model_free(fitted);
 	tuner_free(x);
 	tuner_free(y);
+	tuner_free(categories);
 	return rc;
 }

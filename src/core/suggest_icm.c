@@ -242,7 +242,9 @@ suggest_icm_believer(const IcmModel *fitted, const double *pending_unit, int p,
 	memcpy(model->noise, fitted->noise, sizeof(double) * T);
 	memcpy(model->mean, fitted->mean, sizeof(double) * T);
 	model->force_full = fitted->force_full;
-	rc = icm_prepare(model, status);
+	rc = icm_model_set_categories(model, fitted->categories, status);
+	if (rc == TUNER_OK)
+		rc = icm_prepare(model, status);
 
 done:
 	tuner_free(mean);
@@ -410,6 +412,7 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 	IcmModel *warm = NULL, *fitted = NULL, *model = NULL;
 	IcmPosterior *objective = NULL, *target = NULL;
 	double *a = NULL, *xg = NULL, *gv = NULL, *w_prior = NULL;
+	int *categories = NULL;
 	int joint = 0;
 	IcmFitOptions fit_options;
 	Posterior post;
@@ -498,6 +501,16 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 					TRANSFER_LOADING;
 		fit_options.w_prior_mean = w_prior;
 	}
+	/* categoricals of three or more choices unordered (matern.h) */
+	categories = tuner_alloc(sizeof(int) * d);
+	if (categories == NULL)
+	{
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory suggesting a trial");
+		goto done;
+	}
+	if (space_kernel_categories(in->params, d, categories) > 0)
+		fit_options.categories = categories;
 	warm = warm_model(in, T, rank);
 	if (warm != NULL)
 	{
@@ -609,6 +622,7 @@ done:
 		icm_model_free(model);
 	icm_model_free(fitted);
 	icm_model_free(warm);
+	tuner_free(categories);
 	tuner_free(x);
 	tuner_free(y);
 	tuner_free(y0);

@@ -36,6 +36,7 @@ main(int argc, char **argv)
 		{"icm_units", test_icm_units},
 		{"icm_joint", test_icm_joint},
 		{"lasso", test_lasso},
+		{"categorical", test_categorical},
 	};
 	size_t		i;
 

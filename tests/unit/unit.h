@@ -53,5 +53,6 @@ void		test_clustered_suggest(void);
 void		test_icm_units(void);
 void		test_icm_joint(void);
 void		test_lasso(void);
+void		test_categorical(void);
 
 #endif
