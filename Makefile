@@ -29,7 +29,8 @@ CORE_OBJS = \
 	src/core/clusters.o \
 	src/core/suggest_cluster.o \
 	src/core/suggest_clustered.o \
-	src/core/lasso.o
+	src/core/lasso.o \
+	src/core/lasso_fast.o
 
 PG_OBJS = \
 	src/pg/tuner.o \

@@ -9,9 +9,18 @@ SELECT r -> 'intercept' AS intercept,
   FROM tuner.lasso('{{1,1,1},{-1,1,-1},{1,-1,-1},{-1,-1,1}}',
 				   '{2,-1,1,0}', 0.3, '{"tol": 1e-12}') r;
 
--- lambda >= lambda_max (1): all zero, intercept = mean(y)
+-- the same with the fast solver: the same answer
+SELECT (SELECT array_agg(round(c::numeric, 9)) FROM jsonb_array_elements_text(r -> 'coefficients') c) AS coefficients,
+	   r -> 'converged' AS converged
+  FROM tuner.lasso('{{1,1,1},{-1,1,-1},{1,-1,-1},{-1,-1,1}}',
+				   '{2,-1,1,0}', 0.3, '{"solver": "fast"}') r;
+
+-- lambda >= lambda_max (1): all zero, intercept = mean(y) (the replica
+-- takes one sweep; the fast solver needs no step there: n_iter 0)
 SELECT tuner.lasso('{{1,1,1},{-1,1,-1},{1,-1,-1},{-1,-1,1}}',
 				   '{2,-1,1,0}', 1.0);
+SELECT tuner.lasso('{{1,1,1},{-1,1,-1},{1,-1,-1},{-1,-1,1}}',
+				   '{2,-1,1,0}', 1.0, '{"solver": "fast"}');
 
 -- standardize: coefficients stay in the units of x
 SELECT (SELECT array_agg(round(c::numeric, 6)) FROM jsonb_array_elements_text(r -> 'coefficients') c)
@@ -35,6 +44,18 @@ SELECT jsonb_array_length(r -> 'lambdas') AS n_lambdas,
 	   jsonb_array_length(r -> 'cv_mean') AS cv_len,
 	   jsonb_array_length(r -> 'cv_std') AS cv_std_len
   FROM r;
+
+-- both solvers choose the same lambda on it
+WITH d AS (
+	SELECT array_agg(ARRAY[i::float8, ((i * 7) % 5)::float8, ((i * 3) % 4)::float8] ORDER BY i) AS x,
+		   array_agg(2.0 * i + (i % 3) ORDER BY i) AS y
+	  FROM generate_series(1, 20) i
+)
+SELECT f ->> 'lambda' = s ->> 'lambda' AS same_lambda,
+	   round((f -> 'coefficients' ->> 0)::numeric, 4) AS b1_fast,
+	   round((s -> 'coefficients' ->> 0)::numeric, 4) AS b1_sklearn
+  FROM d, LATERAL tuner.lasso_cv(d.x, d.y, '{"n_lambdas": 10, "solver": "fast"}') f,
+	   LATERAL tuner.lasso_cv(d.x, d.y, '{"n_lambdas": 10}') s;
 
 -- an explicit grid, sorted descending; folds option
 SELECT r -> 'lambdas' AS lambdas, r -> 'lambda' AS lambda
@@ -67,6 +88,9 @@ SELECT tuner.lasso('{{1},{2}}', '{1,2}', 0.1, '{"tol": "small"}');
 SELECT tuner.lasso('{{1},{2}}', '{1,2}', 0.1, '{"tol": -1}');
 SELECT tuner.lasso('{{1},{2}}', '{1,2}', 0.1, '{"max_iter": 0}');
 SELECT tuner.lasso('{{1},{2}}', '{1,2}', 0.1, '{"max_iter": 2.5}');
+SELECT tuner.lasso('{{1},{2}}', '{1,2}', 0.1, '{"solver": "glmnet"}');
+SELECT tuner.lasso('{{1},{2}}', '{1,2}', 0.1, '{"solver": 1}');
+SELECT tuner.lasso_cv('{{1},{2},{3}}', '{1,2,3}', '{"folds": 2, "solver": "lars"}');
 SELECT tuner.lasso_cv(NULL, '{1,2}');
 SELECT tuner.lasso_cv('{{1},{2},{3}}', '{1,2,3}');
 SELECT tuner.lasso_cv('{{1},{2},{3}}', '{1,2,3}', '{"folds": 1}');

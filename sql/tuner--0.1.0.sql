@@ -2879,15 +2879,21 @@ $$;
 -- scikit-learn's conventions: minimise (1/2n) ||y - X b - b0||^2 +
 -- lambda ||b||_1 with a fitted intercept, no feature scaling unless
 -- {"standardize": true} (columns divided by their population sd, over all
--- rows, before any fold is cut), cyclic coordinate descent from zero (lasso)
--- or warm-started along the grid (lasso_cv), stopping by the duality gap
--- (tol relative to ||y - mean||^2, at most max_iter sweeps), contiguous
--- unshuffled folds.  tuner.lasso agrees with Lasso(alpha=lambda) and
--- tuner.lasso_cv with LassoCV(cv=folds) (tests/reference/lasso_sklearn.py).
+-- rows, before any fold is cut), warm starts along the grid (lasso_cv),
+-- stopping by the duality gap (tol relative to ||y - mean||^2, at most
+-- max_iter sweeps per lambda), contiguous unshuffled folds.  Two solvers
+-- (option "solver"): "sklearn" (the default: scikit-learn's coordinate
+-- descent step for step, tol 1e-4; tuner.lasso agrees with
+-- Lasso(alpha=lambda) and tuner.lasso_cv with LassoCV(cv=folds)) and
+-- "fast" (a working-set homotopy with strong-rule screening, tol 1e-12:
+-- the exact optimum, which scikit-learn reaches only with a tight tol; its
+-- lambda is that of an exact LassoCV, which on a flat CV curve can differ
+-- from LassoCV's at tol 1e-4) (tests/reference/lasso_sklearn.py).
 -------------------------------------------------------------------------------
 
 CREATE FUNCTION tuner._lasso(x float8[], y float8[], lambda float8,
 							 standardize bool, tol float8, max_iter int,
+							 solver text,
 							 OUT intercept float8, OUT coefficients float8[],
 							 OUT n_iter int, OUT converged bool)
 RETURNS record
@@ -2897,6 +2903,7 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION tuner._lasso_cv(x float8[], y float8[], standardize bool,
 								tol float8, max_iter int, n_lambdas int,
 								eps float8, folds int, grid float8[],
+								solver text,
 								OUT lambda float8, OUT lambda_1se float8,
 								OUT intercept float8,
 								OUT coefficients float8[],
@@ -2917,7 +2924,8 @@ CREATE FUNCTION tuner._lasso_options(options jsonb, fn text, allowed text[],
 									 OUT standardize bool, OUT tol float8,
 									 OUT max_iter int, OUT n_lambdas int,
 									 OUT eps float8, OUT folds int,
-									 OUT lambdas float8[], OUT rule text)
+									 OUT lambdas float8[], OUT rule text,
+									 OUT solver text)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $$
 DECLARE
@@ -2995,13 +3003,22 @@ BEGIN
 		END IF;
 		rule := options ->> 'rule';
 	END IF;
+	IF options ? 'solver' THEN
+		IF options -> 'solver' NOT IN ('"fast"', '"sklearn"') THEN
+			RAISE EXCEPTION '% option solver must be "fast" or "sklearn"', fn
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', options -> 'solver'),
+					  HINT = '"fast" converges to the exact optimum, "sklearn" reproduces scikit-learn''s coordinate descent step for step.';
+		END IF;
+		solver := options ->> 'solver';
+	END IF;
 END;
 $$;
 
 -- One Lasso fit of y (n) on the rows of x (n x p) at lambda.  Returns
 -- {"intercept", "coefficients" (in the units of x, also with
--- standardize), "n_iter" (sweeps), "converged"}.  Options: standardize,
--- tol, max_iter.
+-- standardize), "n_iter" (sweeps, and homotopy steps with the fast
+-- solver), "converged"}.  Options: solver, standardize, tol, max_iter.
 CREATE FUNCTION tuner.lasso(x float8[], y float8[], lambda float8,
 							options jsonb DEFAULT '{}')
 RETURNS jsonb
@@ -3014,8 +3031,8 @@ BEGIN
 	PERFORM tuner._not_null(x, 'x');
 	PERFORM tuner._not_null(y, 'y');
 	PERFORM tuner._not_null(lambda, 'lambda');
-	o := tuner._lasso_options(options, 'lasso', ARRAY['standardize', 'tol', 'max_iter']);
-	r := tuner._lasso(x, y, lambda, o.standardize, o.tol, o.max_iter);
+	o := tuner._lasso_options(options, 'lasso', ARRAY['solver', 'standardize', 'tol', 'max_iter']);
+	r := tuner._lasso(x, y, lambda, o.standardize, o.tol, o.max_iter, o.solver);
 	RETURN pg_catalog.jsonb_build_object(
 		'intercept', r.intercept,
 		'coefficients', pg_catalog.to_jsonb(r.coefficients),
@@ -3027,15 +3044,16 @@ $$;
 -- k-fold cross-validated Lasso over a grid of lambdas (descending).
 -- Returns {"lambda" (least mean CV error; the first, i.e. largest, on a
 -- tie), "lambda_1se" (the largest lambda whose mean is within cv_std/sqrt(folds)
--- of that minimum), "intercept" and "coefficients" (refit on every row at
--- lambda, from zero), "lambdas", "cv_mean" and "cv_std" (mean and sd,
+-- of that minimum), "intercept" and "coefficients" (the fit on every row at
+-- lambda: refit from zero with "sklearn", the full-data path's fit with
+-- "fast"), "lambdas", "cv_mean" and "cv_std" (mean and sd,
 -- ddof 1, of the folds' test MSE per lambda), "entered_at" (per column,
 -- the 1-based position in lambdas where its coefficient first becomes
 -- non-zero on the warm-started path over all rows, null if never),
 -- "standardized_coefficients" (coefficients times the column's population
--- sd), "path_nonzero", "n_iter", "converged"}.  Options: standardize, tol,
--- max_iter, folds (5), n_lambdas (100), eps (1e-3), lambdas (an explicit
--- grid, which replaces n_lambdas and eps).
+-- sd), "path_nonzero", "n_iter", "converged"}.  Options: solver ("sklearn"),
+-- standardize, tol, max_iter, folds (5), n_lambdas (100), eps (1e-3),
+-- lambdas (an explicit grid, which replaces n_lambdas and eps).
 CREATE FUNCTION tuner.lasso_cv(x float8[], y float8[], options jsonb DEFAULT '{}')
 RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -3047,10 +3065,10 @@ BEGIN
 	PERFORM tuner._not_null(x, 'x');
 	PERFORM tuner._not_null(y, 'y');
 	o := tuner._lasso_options(options, 'lasso_cv',
-							  ARRAY['standardize', 'tol', 'max_iter', 'folds',
-									'n_lambdas', 'eps', 'lambdas']);
+							  ARRAY['solver', 'standardize', 'tol', 'max_iter',
+									'folds', 'n_lambdas', 'eps', 'lambdas']);
 	r := tuner._lasso_cv(x, y, o.standardize, o.tol, o.max_iter, o.n_lambdas,
-						 o.eps, o.folds, o.lambdas);
+						 o.eps, o.folds, o.lambdas, o.solver);
 	RETURN pg_catalog.jsonb_build_object(
 		'lambda', r.lambda,
 		'lambda_1se', r.lambda_1se,
@@ -3087,7 +3105,8 @@ $$;
 -- position on the lambda path where the parameter's first column entered
 -- (NULL if never); rank orders by importance, then by entered_at (earlier
 -- first), then by position.  Options: folds (5), n_lambdas, eps, tol,
--- max_iter, lambdas, rule ("min" or "1se": which lambda to rank at).
+-- max_iter, lambdas, rule ("min" or "1se": which lambda to rank at),
+-- solver (as tuner.lasso_cv).
 CREATE FUNCTION tuner.lasso_rank(study text, options jsonb DEFAULT '{}')
 RETURNS TABLE (parameter text, coefficient float8, importance float8,
 			   rank int, entered_at int)
@@ -3119,7 +3138,7 @@ BEGIN
 	s := tuner._find_study($1);
 	o := tuner._lasso_options($2, 'lasso_rank',
 							  ARRAY['folds', 'n_lambdas', 'eps', 'tol',
-									'max_iter', 'lambdas', 'rule']);
+									'max_iter', 'lambdas', 'rule', 'solver']);
 	folds := COALESCE(o.folds, 5);
 	SELECT pg_catalog.count(*) INTO n
 	  FROM tuner.trial tr
@@ -3199,11 +3218,11 @@ BEGIN
 		xmat := ARRAY(SELECT ARRAY(SELECT xrows[i][c] FROM pg_catalog.unnest(kept) WITH ORDINALITY AS k(c, j) ORDER BY j)
 						FROM pg_catalog.generate_series(1, n) i ORDER BY i);
 		r := tuner._lasso_cv(xmat, ys, true, o.tol, o.max_iter, o.n_lambdas,
-							 o.eps, folds, o.lambdas);
+							 o.eps, folds, o.lambdas, o.solver);
 		std_coef := r.standardized_coefficients;
 		entered := r.entered_at;
 		IF o.rule = '1se' AND r.lambda_1se <> r.lambda THEN
-			fit := pg_catalog.to_jsonb(tuner._lasso(xmat, ys, r.lambda_1se, true, o.tol, o.max_iter));
+			fit := pg_catalog.to_jsonb(tuner._lasso(xmat, ys, r.lambda_1se, true, o.tol, o.max_iter, o.solver));
 			std_coef := ARRAY(SELECT (fit -> 'coefficients' ->> (u.i - 1)::int)::float8 * u.sd
 								FROM pg_catalog.unnest(r.scale) WITH ORDINALITY AS u(sd, i) ORDER BY u.i);
 		END IF;

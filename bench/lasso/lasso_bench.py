@@ -4,15 +4,20 @@ lasso_bench.py
     Lasso benchmark (bench/README.md, section 5).
 
     Speed: on the same data, in the same run, the wall time of
-      SELECT tuner.lasso_cv(x, y) FROM lasso_bench_data WHERE id = ...
-    (the arrays already stored in a table, so parsing them is not timed;
-    the jsonb result is fetched) against LassoCV(cv=5).fit(x, y) in this
-    process, both single-threaded, interleaved, median of --repeats calls.
+      SELECT tuner.lasso_cv(x, y, '{"solver": S}') FROM lasso_bench_data
+    for S = "sklearn" (the default, scikit-learn's iterates) and "fast"
+    (the exact optimum; src/core/lasso_fast.c), the arrays already stored
+    in a table (converting them to C arrays is timed; the jsonb result is
+    fetched), against LassoCV(cv=5).fit(x, y) in this process, all
+    single-threaded, interleaved, median of --repeats calls.
     tuner.lasso_cv also computes the warm-started path on all rows (for
     entered_at), which LassoCV does not: one extra path is in its time.
     Data: x ~ N(0, 1) (n = 300), y = x b + N(0, 1) with 16 effects of size
-    0.5-2 and random signs.  Also: the chosen lambda, the same or not, and
-    max |coefficient difference|.
+    0.5-2 and random signs.  Also: whether the chosen lambda is LassoCV's
+    and an exact LassoCV's (tol 1e-12, not timed), and the max |coefficient
+    difference| against LassoCV's coef_ and against the exact optimum at
+    the chosen lambda (Lasso, tol 1e-12).  The last row: LassoCV's own
+    distance from the exact optimum.
 
     Recall: 16 true effects among 200 parameters, x ~ U(0, 1), n = 300,
     noise sd 1, effects 1-2 with random signs; tuner.lasso_cv(x, y,
@@ -33,7 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from db import connect  # noqa: E402
 
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.linear_model import LassoCV  # noqa: E402
+from sklearn.linear_model import Lasso, LassoCV  # noqa: E402
 
 warnings.filterwarnings("ignore", category=ConvergenceWarning)
 
@@ -54,27 +59,50 @@ def speed(cur, p, repeats, seed):
     y = x @ beta + rng.standard_normal(n)
     cur.execute("INSERT INTO lasso_bench_data (id, x, y) VALUES (%s, %s::float8[], %s::float8[])",
                 (p, pg_array(x), pg_array(y)))
-    t_pg, t_sk = [], []
-    got = ref = None
+    solvers = ("sklearn", "fast")
+    sql = "SELECT tuner.lasso_cv(x, y, %s::jsonb) FROM lasso_bench_data WHERE id = %s"
+    times = {s: [] for s in solvers}
+    t_sk = []
+    got = {}
+    ref = None
     # one warm-up call each (first-call costs: page cache, function lookup)
-    cur.execute("SELECT tuner.lasso_cv(x, y) FROM lasso_bench_data WHERE id = %s", (p,))
+    for s in solvers:
+        cur.execute(sql, ('{"solver": "%s"}' % s, p))
     LassoCV(cv=5).fit(x, y)
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        cur.execute("SELECT tuner.lasso_cv(x, y) FROM lasso_bench_data WHERE id = %s", (p,))
-        got = cur.fetchone()[0]
-        t_pg.append(time.perf_counter() - t0)
+        for s in solvers:
+            t0 = time.perf_counter()
+            cur.execute(sql, ('{"solver": "%s"}' % s, p))
+            got[s] = cur.fetchone()[0]
+            times[s].append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         ref = LassoCV(cv=5).fit(x, y)
         t_sk.append(time.perf_counter() - t0)
-    m_pg, m_sk = statistics.median(t_pg), statistics.median(t_sk)
-    coef_diff = float(np.max(np.abs(np.array(got["coefficients"]) - ref.coef_)))
-    same_lambda = abs(got["lambda"] - ref.alpha_) <= 1e-12 * ref.alpha_
-    print("| 300 | %d | %.1f | %.1f | %.2fx | %s | %.1e | %.1f-%.1f | %.1f-%.1f |" % (
-        p, m_pg * 1e3, m_sk * 1e3, m_sk / m_pg, "yes" if same_lambda else "NO",
-        coef_diff, min(t_pg) * 1e3, max(t_pg) * 1e3, min(t_sk) * 1e3, max(t_sk) * 1e3),
-        flush=True)
-    return m_sk / m_pg, same_lambda, coef_diff
+    # the exact answers (not timed): scikit-learn to tol 1e-12
+    exact_cv = LassoCV(cv=5, tol=1e-12, max_iter=100000).fit(x, y)
+    m_sk = statistics.median(t_sk)
+    ok = True
+    for s in solvers:
+        g = got[s]
+        m = statistics.median(times[s])
+        coef = np.array(g["coefficients"])
+        exact = Lasso(alpha=g["lambda"], tol=1e-12, max_iter=1000000).fit(x, y)
+        same = abs(g["lambda"] - ref.alpha_) <= 1e-12 * ref.alpha_
+        same_exact = abs(g["lambda"] - exact_cv.alpha_) <= 1e-12 * exact_cv.alpha_
+        d_default = float(np.max(np.abs(coef - ref.coef_)))
+        d_exact = float(np.max(np.abs(coef - exact.coef_)))
+        print("| 300 | %d | %s | %.1f | %.1f | %.2fx | %s | %s | %.1e | %.1e | %.1f-%.1f | %.1f-%.1f |" % (
+            p, s, m * 1e3, m_sk * 1e3, m_sk / m, "yes" if same else "NO",
+            "yes" if same_exact else "NO", d_default, d_exact,
+            min(times[s]) * 1e3, max(times[s]) * 1e3, min(t_sk) * 1e3, max(t_sk) * 1e3),
+            flush=True)
+        ok = ok and (same if s == "sklearn" else same_exact) and \
+            (d_default if s == "sklearn" else d_exact) <= 1e-6
+    exact_ref = Lasso(alpha=ref.alpha_, tol=1e-12, max_iter=1000000).fit(x, y)
+    print("|  |  | (LassoCV itself) |  |  |  |  | %s | 0 | %.1e |  |  |" % (
+        "yes" if abs(ref.alpha_ - exact_cv.alpha_) <= 1e-12 * ref.alpha_ else "NO",
+        float(np.max(np.abs(ref.coef_ - exact_ref.coef_)))), flush=True)
+    return ok
 
 
 def recall(cur, seed):
@@ -107,12 +135,13 @@ def main():
     cur.execute("CREATE TEMP TABLE lasso_bench_data (id int PRIMARY KEY, x float8[], y float8[])")
     print("### Speed: tuner.lasso_cv vs LassoCV(cv=5), median of %d calls" % args.repeats)
     print()
-    print("| n | p | tuner ms | sklearn ms | sklearn / tuner | same lambda | max abs coef diff | tuner range ms | sklearn range ms |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| n | p | solver | tuner ms | LassoCV ms | LassoCV / tuner | same lambda as LassoCV | "
+          "same lambda as exact LassoCV | max coef diff vs LassoCV | max coef diff vs exact | "
+          "tuner range ms | LassoCV range ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     ok = True
     for p in (200, 1000):
-        ratio, same, diff = speed(cur, p, args.repeats, seed=p)
-        ok = ok and same and diff <= 1e-6
+        ok = speed(cur, p, args.repeats, seed=p) and ok
     print()
     print("### Recall of the true top 16 of 200 (n = 300, %d seeds)" % args.seeds)
     print()

@@ -1,10 +1,12 @@
 /*
  * lasso.c
- *	  Lasso by cyclic coordinate descent with scikit-learn's stopping rule,
- *	  its warm-started regularisation path and k-fold cross-validation
- *	  (see lasso.h for the conventions).
+ *	  The Lasso's entry points (a fit, the warm-started regularisation path,
+ *	  k-fold cross-validation; see lasso.h for the conventions), the centred
+ *	  design they share with the fast solver (lasso_fast.c), and the
+ *	  scikit-learn solver: cyclic coordinate descent with scikit-learn's
+ *	  stopping rule.
  *
- *	  Speed.  A sweep of plain coordinate descent costs O(n p): every
+ *	  Speed of the scikit-learn solver.  A sweep of plain coordinate descent costs O(n p): every
  *	  feature's gradient x_j^T r is recomputed.  Along a path most features
  *	  sit at zero and stay there; a feature at zero is only updated if
  *	  |x_j^T r| > n lambda.  We keep, per feature, the gradient g_j at the
@@ -28,25 +30,10 @@
 
 #include <cblas.h>
 
-#include "lasso.h"
+#include "lasso_int.h"
 
 /* Relative slack on the skip bound, far above the rounding of a dot. */
 #define BOUND_SLACK 1e-9
-
-/* Centred (and scaled) data of one fit, column-major. */
-typedef struct Design
-{
-	int n;
-	int p;
-	double *x;     /* n x p column-major, columns centred */
-	double *y;     /* n, centred */
-	double *mean;  /* p column means before centring */
-	double ymean;  /* mean of y */
-	double *norm2; /* p: ||x_j||^2 */
-	double *norm;  /* p: ||x_j|| */
-	double *xty;   /* p: x_j^T y */
-	double yy;     /* ||y||^2 */
-} Design;
 
 /* Coordinate-descent state of one design. */
 typedef struct CdState
@@ -60,13 +47,14 @@ typedef struct CdState
 	double t;       /* triangle bound on ||r - r_ref|| within the sweep */
 } CdState;
 
-/* scikit-learn's defaults. */
+/* The defaults: scikit-learn's (and its solver). */
 void
 lasso_options_init(LassoOptions *options)
 {
 	memset(options, 0, sizeof(LassoOptions));
+	options->solver = LASSO_SOLVER_SKLEARN;
 	options->standardize = 0;
-	options->tol = 1e-4;
+	options->tol = LASSO_SKLEARN_TOL;
 	options->max_iter = 1000;
 	options->n_lambdas = 100;
 	options->eps = 1e-3;
@@ -75,6 +63,15 @@ lasso_options_init(LassoOptions *options)
 	options->n_given = 0;
 	options->use_bounds = 1;
 	options->progress = NULL;
+}
+
+/* Choose a solver and its default tol. */
+void
+lasso_options_set_solver(LassoOptions *options, int solver)
+{
+	options->solver = solver;
+	options->tol =
+		solver == LASSO_SOLVER_SKLEARN ? LASSO_SKLEARN_TOL : LASSO_FAST_TOL;
 }
 
 /* Check sizes, values and options shared by every entry point. */
@@ -104,6 +101,9 @@ check_input(const double *x, const double *y, int n, int p,
 	if (o->max_iter < 1)
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "max_iter must be at least 1");
+	if (o->solver != LASSO_SOLVER_FAST && o->solver != LASSO_SOLVER_SKLEARN)
+		return tuner_fail(status, TUNER_ERR_INVALID, "unknown solver %d",
+						  o->solver);
 	return TUNER_OK;
 }
 
@@ -171,8 +171,9 @@ column_scale(const double *x, int n, int p, double *scale, double *z)
 				z[(size_t)i * p + j] = x[(size_t)i * p + j] / scale[j];
 }
 
-static void
-design_free(Design *d)
+/* Free the arrays of a design. */
+void
+lasso_design_free(Design *d)
 {
 	tuner_free(d->x);
 	tuner_free(d->y);
@@ -188,10 +189,10 @@ design_free(Design *d)
  * [skip_lo, skip_hi); centre_with, if not NULL, gives the means (and
  * ymean) to centre with instead of the rows' own (for a test fold).
  */
-static TunerErrorCode
-design_init(Design *d, const double *x, const double *y, int n_all, int p,
-			int skip_lo, int skip_hi, const Design *centre_with,
-			TunerStatus *status)
+TunerErrorCode
+lasso_design_init(Design *d, const double *x, const double *y, int n_all,
+				  int p, int skip_lo, int skip_hi, const Design *centre_with,
+				  TunerStatus *status)
 {
 	int n = n_all - (skip_hi - skip_lo);
 	int i, j, row;
@@ -207,7 +208,7 @@ design_init(Design *d, const double *x, const double *y, int n_all, int p,
 	d->xty = tuner_alloc(sizeof(double) * p);
 	if (!d->x || !d->y || !d->mean || !d->norm2 || !d->norm || !d->xty)
 	{
-		design_free(d);
+		lasso_design_free(d);
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory for a %d x %d lasso design", n, p);
 	}
@@ -463,6 +464,92 @@ cd_solve(CdState *s, const Design *d, double lambda, const LassoOptions *o,
 	return 0;
 }
 
+/* Either solver, on one design. */
+typedef struct Solver
+{
+	int kind;       /* LASSO_SOLVER_FAST or LASSO_SOLVER_SKLEARN */
+	CdState cd;     /* the sklearn solver's state */
+	FastState fast; /* the fast solver's state */
+	double *w;      /* p: the coefficients of the one in use */
+} Solver;
+
+/* Allocate the state of the solver options ask for, at zero. */
+static TunerErrorCode
+solver_init(Solver *sv, const Design *d, const LassoOptions *o,
+			TunerStatus *status)
+{
+	TunerErrorCode rc;
+
+	memset(sv, 0, sizeof(Solver));
+	sv->kind = o->solver;
+	if (sv->kind == LASSO_SOLVER_SKLEARN)
+	{
+		if ((rc = state_init(&sv->cd, d, status)) != TUNER_OK)
+			return rc;
+		state_reset(&sv->cd, d);
+		sv->w = sv->cd.w;
+	}
+	else
+	{
+		if ((rc = fast_init(&sv->fast, d, status)) != TUNER_OK)
+			return rc;
+		sv->w = sv->fast.w;
+	}
+	return TUNER_OK;
+}
+
+/* Back to zero coefficients. */
+static void
+solver_reset(Solver *sv, const Design *d)
+{
+	if (sv->kind == LASSO_SOLVER_SKLEARN)
+		state_reset(&sv->cd, d);
+	else
+		fast_reset(&sv->fast);
+}
+
+/*
+ * Move the solver to another design with the same columns and at most as
+ * many rows (a fold), at zero.
+ */
+static void
+solver_bind(Solver *sv, const Design *d)
+{
+	if (sv->kind == LASSO_SOLVER_SKLEARN)
+		state_reset(&sv->cd, d);
+	else
+		fast_bind(&sv->fast, d);
+}
+
+/* Fit at lambda, warm-started from the current coefficients. */
+static TunerErrorCode
+solver_solve(Solver *sv, const Design *d, double lambda, const LassoOptions *o,
+			 int *n_iter, int *converged, TunerStatus *status)
+{
+	int iters = 0, ok = 0;
+	TunerErrorCode rc = TUNER_OK;
+
+	if (sv->kind == LASSO_SOLVER_SKLEARN)
+		ok = cd_solve(&sv->cd, d, lambda, o, &iters);
+	else
+		rc = fast_solve(&sv->fast, lambda, o, &iters, &ok, status);
+	if (n_iter)
+		*n_iter = iters;
+	if (converged)
+		*converged = ok;
+	return rc;
+}
+
+static void
+solver_free(Solver *sv)
+{
+	if (sv->kind == LASSO_SOLVER_SKLEARN)
+		state_free(&sv->cd);
+	else
+		fast_free(&sv->fast);
+	memset(sv, 0, sizeof(Solver));
+}
+
 /* Intercept of coefficients w (in the design's units). */
 static double
 design_intercept(const Design *d, const double *w)
@@ -512,12 +599,12 @@ lasso_fit(const double *x, const double *y, int n, int p, double lambda,
 		  int *n_iter, int *converged, TunerStatus *status)
 {
 	Design d;
-	CdState s;
+	Solver s;
 	const double *z;
 	double *owned = NULL;
 	double *scale;
 	TunerErrorCode rc;
-	int j, iters, ok;
+	int j;
 
 	if ((rc = check_input(x, y, n, p, options, status)) != TUNER_OK)
 		return rc;
@@ -534,33 +621,58 @@ lasso_fit(const double *x, const double *y, int n, int p, double lambda,
 		tuner_free(scale);
 		return rc;
 	}
-	if ((rc = design_init(&d, z, y, n, p, 0, 0, NULL, status)) != TUNER_OK)
+	if ((rc = lasso_design_init(&d, z, y, n, p, 0, 0, NULL, status)) !=
+		TUNER_OK)
 	{
 		tuner_free(owned);
 		tuner_free(scale);
 		return rc;
 	}
-	if ((rc = state_init(&s, &d, status)) != TUNER_OK)
+	if ((rc = solver_init(&s, &d, options, status)) != TUNER_OK)
 	{
-		design_free(&d);
+		lasso_design_free(&d);
 		tuner_free(owned);
 		tuner_free(scale);
 		return rc;
 	}
-	state_reset(&s, &d);
-	ok = cd_solve(&s, &d, lambda, options, &iters);
-	*intercept = design_intercept(&d, s.w);
-	for (j = 0; j < p; j++)
-		coef[j] = s.w[j] / scale[j];
-	if (n_iter)
-		*n_iter = iters;
-	if (converged)
-		*converged = ok;
-	state_free(&s);
-	design_free(&d);
+	if (s.kind == LASSO_SOLVER_FAST)
+	{
+		/*
+		 * The fast solver gets to lambda along a path from lambda_max with
+		 * the default grid's spacing: each step is a short warm-started
+		 * homotopy, where a jump from zero would need many more features
+		 * screened in at once.
+		 */
+		double lmax = s.fast.lambda_prev;
+		double ratio = pow(10.0, -3.0 / 99.0);
+		double l = lmax * ratio;
+		int k, total = 0, iters = 0;
+
+		for (k = 0; rc == TUNER_OK && k < 1000 && l > lambda; k++)
+		{
+			rc = solver_solve(&s, &d, l, options, &iters, NULL, status);
+			total += iters;
+			l *= ratio;
+		}
+		if (rc == TUNER_OK)
+			rc = solver_solve(&s, &d, lambda, options, &iters, converged,
+							  status);
+		if (n_iter)
+			*n_iter = total + iters;
+	}
+	else
+		rc = solver_solve(&s, &d, lambda, options, n_iter, converged, status);
+	if (rc == TUNER_OK)
+	{
+		*intercept = design_intercept(&d, s.w);
+		for (j = 0; j < p; j++)
+			coef[j] = s.w[j] / scale[j];
+	}
+	solver_free(&s);
+	lasso_design_free(&d);
 	tuner_free(owned);
 	tuner_free(scale);
-	return TUNER_OK;
+	return rc;
 }
 
 /* Descending order for qsort. */
@@ -628,11 +740,11 @@ lasso_grid(const double *x, const double *y, int n, int p,
 		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
 	rc = working_data(x, n, p, options, scale, &z, &owned, status);
 	if (rc == TUNER_OK)
-		rc = design_init(&d, z, y, n, p, 0, 0, NULL, status);
+		rc = lasso_design_init(&d, z, y, n, p, 0, 0, NULL, status);
 	if (rc == TUNER_OK)
 	{
 		design_grid(&d, options, lambdas);
-		design_free(&d);
+		lasso_design_free(&d);
 	}
 	tuner_free(owned);
 	tuner_free(scale);
@@ -640,16 +752,20 @@ lasso_grid(const double *x, const double *y, int n, int p,
 }
 
 /* Run the path on a prepared design; coefs in the design's units. */
-static void
-design_path(CdState *s, const Design *d, const double *lambdas, int nl,
-			const LassoOptions *o, double *coefs, int *n_iter)
+static TunerErrorCode
+design_path(Solver *s, const Design *d, const double *lambdas, int nl,
+			const LassoOptions *o, double *coefs, int *n_iter,
+			TunerStatus *status)
 {
+	TunerErrorCode rc;
 	int k, iters;
 
-	state_reset(s, d);
+	solver_reset(s, d);
 	for (k = 0; k < nl; k++)
 	{
-		cd_solve(s, d, lambdas[k], o, &iters);
+		rc = solver_solve(s, d, lambdas[k], o, &iters, NULL, status);
+		if (rc != TUNER_OK)
+			return rc;
 		if (coefs)
 			memcpy(coefs + (size_t)k * d->p, s->w, sizeof(double) * d->p);
 		if (n_iter)
@@ -657,6 +773,7 @@ design_path(CdState *s, const Design *d, const double *lambdas, int nl,
 		if (o->progress != NULL)
 			o->progress();
 	}
+	return TUNER_OK;
 }
 
 /* The warm-started path on the full data. */
@@ -666,7 +783,7 @@ lasso_path(const double *x, const double *y, int n, int p,
 		   double *coefs, double *intercepts, int *n_iter, TunerStatus *status)
 {
 	Design d;
-	CdState s;
+	Solver s;
 	const double *z;
 	double *owned = NULL;
 	double *scale;
@@ -685,14 +802,15 @@ lasso_path(const double *x, const double *y, int n, int p,
 		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
 	rc = working_data(x, n, p, options, scale, &z, &owned, status);
 	if (rc == TUNER_OK)
-		rc = design_init(&d, z, y, n, p, 0, 0, NULL, status);
+		rc = lasso_design_init(&d, z, y, n, p, 0, 0, NULL, status);
 	if (rc == TUNER_OK)
 	{
-		rc = state_init(&s, &d, status);
+		rc = solver_init(&s, &d, options, status);
 		if (rc == TUNER_OK)
 		{
-			design_path(&s, &d, lambdas, nl, options, coefs, n_iter);
-			for (k = 0; k < nl; k++)
+			rc = design_path(&s, &d, lambdas, nl, options, coefs, n_iter,
+							 status);
+			for (k = 0; rc == TUNER_OK && k < nl; k++)
 			{
 				double *w = coefs + (size_t)k * p;
 
@@ -700,9 +818,9 @@ lasso_path(const double *x, const double *y, int n, int p,
 				for (j = 0; j < p; j++)
 					w[j] /= scale[j];
 			}
-			state_free(&s);
+			solver_free(&s);
 		}
-		design_free(&d);
+		lasso_design_free(&d);
 	}
 	tuner_free(owned);
 	tuner_free(scale);
@@ -727,72 +845,67 @@ lasso_cv_free(LassoCvResult *r)
 
 /*
  * Test MSE of every lambda of one fold: the path on the training rows
- * (outside [lo, hi)), predictions on the test rows.
+ * (outside [lo, hi)), predictions on the test rows.  s is a solver made
+ * for all n rows, bound here to the training rows.
  */
 static TunerErrorCode
-fold_mse(const double *z, const double *y, int n, int p, int lo, int hi,
-		 const double *lambdas, int nl, const LassoOptions *o, int fold,
-		 int folds, double *mse, TunerStatus *status)
+fold_mse(Solver *s, const double *z, const double *y, int n, int p, int lo,
+		 int hi, const double *lambdas, int nl, const LassoOptions *o,
+		 int fold, int folds, double *mse, TunerStatus *status)
 {
 	Design train, test;
-	CdState s;
 	double *pred = NULL;
 	int nt = hi - lo;
-	int k, j, i, iters;
+	int k, j, i;
 	TunerErrorCode rc;
 
-	if ((rc = design_init(&train, z, y, n, p, lo, hi, NULL, status)) !=
+	if ((rc = lasso_design_init(&train, z, y, n, p, lo, hi, NULL, status)) !=
 		TUNER_OK)
 		return rc;
 	/* test rows only: skip the rows before lo and after hi */
 	{
 		Design tmp;
 
-		rc = design_init(&tmp, z + (size_t)lo * p, y + lo, nt, p, 0, 0, &train,
-						 status);
+		rc = lasso_design_init(&tmp, z + (size_t)lo * p, y + lo, nt, p, 0, 0,
+							   &train, status);
 		if (rc != TUNER_OK)
 		{
-			design_free(&train);
+			lasso_design_free(&train);
 			return rc;
 		}
 		test = tmp;
 	}
-	rc = state_init(&s, &train, status);
 	pred = tuner_alloc(sizeof(double) * nt);
-	if (rc != TUNER_OK || pred == NULL)
+	if (pred == NULL)
 	{
-		if (rc == TUNER_OK)
-			state_free(&s);
-		tuner_free(pred);
-		design_free(&train);
-		design_free(&test);
-		return rc != TUNER_OK
-				   ? rc
-				   : tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
+		lasso_design_free(&train);
+		lasso_design_free(&test);
+		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
 	}
-	state_reset(&s, &train);
+	solver_bind(s, &train);
 	for (k = 0; k < nl; k++)
 	{
 		double sum = 0.0;
 
-		cd_solve(&s, &train, lambdas[k], o, &iters);
+		rc = solver_solve(s, &train, lambdas[k], o, NULL, NULL, status);
+		if (rc != TUNER_OK)
+			break;
 		/* test y and x are centred with the training means */
 		for (i = 0; i < nt; i++)
 			pred[i] = -test.y[i];
 		for (j = 0; j < p; j++)
-			if (s.w[j] != 0.0)
-				cblas_daxpy(nt, s.w[j], test.x + (size_t)j * nt, 1, pred, 1);
+			if (s->w[j] != 0.0)
+				cblas_daxpy(nt, s->w[j], test.x + (size_t)j * nt, 1, pred, 1);
 		for (i = 0; i < nt; i++)
 			sum += pred[i] * pred[i];
 		mse[(size_t)k * folds + fold] = sum / nt;
 		if (o->progress != NULL)
 			o->progress();
 	}
-	state_free(&s);
 	tuner_free(pred);
-	design_free(&train);
-	design_free(&test);
-	return TUNER_OK;
+	lasso_design_free(&train);
+	lasso_design_free(&test);
+	return rc;
 }
 
 /* Cross-validation, the full-data path and the refit (lasso.h). */
@@ -804,10 +917,11 @@ lasso_cv(const double *x, const double *y, int n, int p,
 	const double *z;
 	double *owned = NULL;
 	Design d;
-	CdState s;
+	Solver s;
+	double *wbest = NULL;
 	TunerErrorCode rc;
 	int folds = o->folds;
-	int nl, f, k, j, lo, iters;
+	int nl, f, k, j, lo, iters, ok;
 
 	memset(r, 0, sizeof(LassoCvResult));
 	if ((rc = check_input(x, y, n, p, o, status)) != TUNER_OK)
@@ -843,9 +957,23 @@ lasso_cv(const double *x, const double *y, int n, int p,
 	if ((rc = working_data(x, n, p, o, r->scale, &z, &owned, status)) !=
 		TUNER_OK)
 		goto fail;
-	if ((rc = design_init(&d, z, y, n, p, 0, 0, NULL, status)) != TUNER_OK)
+	if ((rc = lasso_design_init(&d, z, y, n, p, 0, 0, NULL, status)) !=
+		TUNER_OK)
 		goto fail;
 	design_grid(&d, o, r->lambdas);
+	wbest = tuner_alloc(sizeof(double) * p);
+	if (wbest == NULL)
+	{
+		lasso_design_free(&d);
+		rc = tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	/* one solver for every fit: its memory is reused fold after fold */
+	if ((rc = solver_init(&s, &d, o, status)) != TUNER_OK)
+	{
+		lasso_design_free(&d);
+		goto fail;
+	}
 
 	/* contiguous folds; the first n % folds are one row larger */
 	lo = 0;
@@ -853,11 +981,12 @@ lasso_cv(const double *x, const double *y, int n, int p,
 	{
 		int size = n / folds + (f < n % folds ? 1 : 0);
 
-		rc = fold_mse(z, y, n, p, lo, lo + size, r->lambdas, nl, o, f, folds,
-					  r->fold_mse, status);
+		rc = fold_mse(&s, z, y, n, p, lo, lo + size, r->lambdas, nl, o, f,
+					  folds, r->fold_mse, status);
 		if (rc != TUNER_OK)
 		{
-			design_free(&d);
+			solver_free(&s);
+			lasso_design_free(&d);
 			goto fail;
 		}
 		lo += size;
@@ -893,20 +1022,21 @@ lasso_cv(const double *x, const double *y, int n, int p,
 	r->lambda = r->lambdas[r->best];
 	r->lambda_1se = r->lambdas[r->best_1se];
 
-	if ((rc = state_init(&s, &d, status)) != TUNER_OK)
-	{
-		design_free(&d);
-		goto fail;
-	}
 	/* full-data path: where each feature enters */
+	solver_bind(&s, &d);
 	for (j = 0; j < p; j++)
 		r->entered_at[j] = -1;
-	state_reset(&s, &d);
 	for (k = 0; k < nl; k++)
 	{
 		int nz = 0;
 
-		cd_solve(&s, &d, r->lambdas[k], o, &iters);
+		rc = solver_solve(&s, &d, r->lambdas[k], o, &iters, &ok, status);
+		if (rc != TUNER_OK)
+		{
+			solver_free(&s);
+			lasso_design_free(&d);
+			goto fail;
+		}
 		for (j = 0; j < p; j++)
 			if (s.w[j] != 0.0)
 			{
@@ -915,17 +1045,35 @@ lasso_cv(const double *x, const double *y, int n, int p,
 					r->entered_at[j] = k;
 			}
 		r->path_nonzero[k] = nz;
+		if (k == r->best)
+		{
+			memcpy(wbest, s.w, sizeof(double) * p);
+			r->n_iter = iters;
+			r->converged = ok;
+		}
 		if (o->progress != NULL)
 			o->progress();
 	}
-	/* the refit at the chosen lambda, from zero (as LassoCV does) */
-	state_reset(&s, &d);
-	r->converged = cd_solve(&s, &d, r->lambda, o, &r->n_iter);
-	r->intercept = design_intercept(&d, s.w);
+	if (o->solver == LASSO_SOLVER_SKLEARN)
+	{
+		/* the refit at the chosen lambda, from zero (as LassoCV does) */
+		solver_reset(&s, &d);
+		rc = solver_solve(&s, &d, r->lambda, o, &r->n_iter, &r->converged,
+						  status);
+		memcpy(wbest, s.w, sizeof(double) * p);
+	}
+	/* the fast solver's path fit is already the optimum at lambda */
+	solver_free(&s);
+	if (rc != TUNER_OK)
+	{
+		lasso_design_free(&d);
+		goto fail;
+	}
+	r->intercept = design_intercept(&d, wbest);
 	for (j = 0; j < p; j++)
 	{
-		r->coef[j] = s.w[j] / r->scale[j];
-		r->coef_scaled[j] = s.w[j];
+		r->coef[j] = wbest[j] / r->scale[j];
+		r->coef_scaled[j] = wbest[j];
 	}
 	if (!o->standardize)
 	{
@@ -933,24 +1081,24 @@ lasso_cv(const double *x, const double *y, int n, int p,
 
 		if (sd == NULL)
 		{
-			state_free(&s);
-			design_free(&d);
+			lasso_design_free(&d);
 			rc = tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
 			goto fail;
 		}
 		/* per unit sd: the coefficient times the column's sd */
 		column_scale(x, n, p, sd, NULL);
 		for (j = 0; j < p; j++)
-			r->coef_scaled[j] = s.w[j] * sd[j];
+			r->coef_scaled[j] = wbest[j] * sd[j];
 		memcpy(r->scale, sd, sizeof(double) * p);
 		tuner_free(sd);
 	}
-	state_free(&s);
-	design_free(&d);
+	tuner_free(wbest);
+	lasso_design_free(&d);
 	tuner_free(owned);
 	return TUNER_OK;
 
 fail:
+	tuner_free(wbest);
 	tuner_free(owned);
 	lasso_cv_free(r);
 	return rc;

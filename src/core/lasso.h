@@ -1,20 +1,32 @@
 /*
  * lasso.h
- *	  Lasso regression by cyclic coordinate descent, its regularisation path
- *	  and k-fold cross-validation, following scikit-learn's conventions so
- *	  that results agree with Lasso / LassoCV:
+ *	  Lasso regression, its regularisation path and k-fold
+ *	  cross-validation, following scikit-learn's conventions so that results
+ *	  agree with Lasso / LassoCV:
  *
  *	    minimise (1/2n) ||y - X b - b0||^2 + lambda ||b||_1
  *
- *	  with a fitted intercept b0 (X and y centred), features scaled to unit
- *	  (population) standard deviation only with standardize, and
- *	  convergence by scikit-learn's rule: a sweep whose largest coefficient
- *	  change is below tol times the largest coefficient triggers a duality
- *	  gap check, and the fit stops when the gap is below tol ||y - mean||^2
- *	  (or after max_iter sweeps).  Sweeps visit every feature in order; a
- *	  feature at zero is skipped only when a safe bound proves it stays at
- *	  zero, so the iterates are those of the plain algorithm (up to rounding)
- *	  at a fraction of the cost.
+ *	  with a fitted intercept b0 (X and y centred) and features scaled to
+ *	  unit (population) standard deviation only with standardize.  Two
+ *	  solvers:
+ *
+ *	  LASSO_SOLVER_FAST (lasso_fast.c): a working-set homotopy on the Gram
+ *	  matrix of the working set with the sequential strong rule, coordinate
+ *	  descent and exact solves as the fallback, and a KKT check over all
+ *	  features; it stops when the duality gap is below tol ||y - mean||^2
+ *	  with tol 1e-12 by default, i.e. at the exact optimum.  Not the
+ *	  default: its cross-validation curve is the exact one, and on flat
+ *	  curves LassoCV's inexact one (tol 1e-4) can choose another lambda
+ *	  (bench/README.md, section 5).
+ *
+ *	  LASSO_SOLVER_SKLEARN (the default, lasso.c): scikit-learn's cyclic coordinate
+ *	  descent step for step, with its stopping rule: a sweep whose largest
+ *	  coefficient change is below tol times the largest coefficient
+ *	  triggers a duality gap check, and the fit stops when the gap is below
+ *	  tol ||y - mean||^2 (tol 1e-4 by default) or after max_iter sweeps.
+ *	  Sweeps visit every feature in order; a feature at zero is skipped only
+ *	  when a safe bound proves it stays at zero, so the iterates are those
+ *	  of the plain algorithm (up to rounding) at a fraction of the cost.
  *
  *	  x is row-major n x p (one row per observation).  No PostgreSQL here.
  */
@@ -23,17 +35,27 @@
 
 #include "tuner_status.h"
 
+#define LASSO_SOLVER_FAST    0
+#define LASSO_SOLVER_SKLEARN 1
+
+/* Default tol of each solver. */
+#define LASSO_FAST_TOL    1e-12
+#define LASSO_SKLEARN_TOL 1e-4
+
 typedef struct LassoOptions
 {
+	int solver;             /* LASSO_SOLVER_FAST or LASSO_SOLVER_SKLEARN */
 	int standardize;        /* scale columns to unit population sd */
-	double tol;             /* relative duality-gap tolerance (1e-4) */
+	double tol;             /* relative duality-gap tolerance (1e-12 fast,
+							 * 1e-4 sklearn) */
 	int max_iter;           /* sweeps per lambda (1000) */
 	int n_lambdas;          /* size of the default grid (100) */
 	double eps;             /* lambda_min / lambda_max of it (1e-3) */
 	int folds;              /* cross-validation folds (5) */
 	const double *lambdas;  /* explicit grid (NULL: the default grid) */
 	int n_given;            /* its length */
-	int use_bounds;         /* skip features proven to stay at zero (1) */
+	int use_bounds;         /* sklearn solver: skip features proven to stay
+							 * at zero (1) */
 	void (*progress)(void); /* called once per lambda fitted, or NULL */
 } LassoOptions;
 
@@ -62,8 +84,11 @@ typedef struct LassoCvResult
 	int converged;       /* the refit met the tolerance */
 } LassoCvResult;
 
-/* scikit-learn's defaults. */
+/* The defaults: scikit-learn's (and its solver). */
 extern void lasso_options_init(LassoOptions *options);
+
+/* Choose a solver and its default tol. */
+extern void lasso_options_set_solver(LassoOptions *options, int solver);
 
 /*
  * One fit at lambda from zero coefficients (as Lasso(alpha=lambda).fit).
@@ -98,7 +123,9 @@ extern TunerErrorCode lasso_path(const double *x, const double *y, int n,
 /*
  * k-fold cross-validation over the grid (contiguous folds, no shuffling,
  * the first n % k folds one row larger), the full-data path for
- * entered_at, and the refit at the chosen lambda.
+ * entered_at, and the fit on all rows at the chosen lambda: a refit from
+ * zero with the sklearn solver (as LassoCV), the full-data path's fit at
+ * that lambda with the fast one (both are the optimum to the tolerance).
  */
 extern TunerErrorCode lasso_cv(const double *x, const double *y, int n, int p,
 							   const LassoOptions *options,

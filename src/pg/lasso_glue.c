@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
@@ -16,6 +17,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
 
 #include "lasso.h"
@@ -52,10 +54,29 @@ read_data(FunctionCallInfo fcinfo, double **x, double **y, int *n, int *p)
 				 errhint("Pass one row of x per element of y.")));
 }
 
-/* Options shared by both functions; NULL keeps the core default. */
+/*
+ * Options shared by both functions (standardize, tol and max_iter from
+ * argument first on, the solver's name at argument solver_arg); NULL keeps
+ * the core default, which for tol depends on the solver.
+ */
 static void
-read_common_options(FunctionCallInfo fcinfo, int first, LassoOptions *o)
+read_common_options(FunctionCallInfo fcinfo, int first, int solver_arg,
+					LassoOptions *o)
 {
+	if (!PG_ARGISNULL(solver_arg))
+	{
+		char *name = text_to_cstring(PG_GETARG_TEXT_PP(solver_arg));
+
+		if (strcmp(name, "fast") == 0)
+			lasso_options_set_solver(o, LASSO_SOLVER_FAST);
+		else if (strcmp(name, "sklearn") == 0)
+			lasso_options_set_solver(o, LASSO_SOLVER_SKLEARN);
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown lasso solver \"%s\"", name),
+					 errhint("The solvers are \"fast\" and \"sklearn\".")));
+	}
 	if (!PG_ARGISNULL(first))
 		o->standardize = PG_GETARG_BOOL(first) ? 1 : 0;
 	if (!PG_ARGISNULL(first + 1))
@@ -92,7 +113,7 @@ int4_vector(const int *values, int n)
 
 /*
  * tuner._lasso(x float8[], y float8[], lambda float8, standardize bool,
- *				tol float8, max_iter int)
+ *				tol float8, max_iter int, solver text)
  * returns (intercept float8, coefficients float8[], n_iter int,
  *			converged bool): one fit from zero at lambda.
  */
@@ -133,7 +154,7 @@ tuner_lasso_arrays(PG_FUNCTION_ARGS)
 						errhint("lambda is the weight of the L1 penalty, "
 								"alpha in scikit-learn's Lasso.")));
 	lasso_options_init(&options);
-	read_common_options(fcinfo, 3, &options);
+	read_common_options(fcinfo, 3, 6, &options);
 
 	coef = palloc(mul_size(p, sizeof(double)));
 	tuner_status_clear(&status);
@@ -157,7 +178,7 @@ tuner_lasso_arrays(PG_FUNCTION_ARGS)
 /*
  * tuner._lasso_cv(x float8[], y float8[], standardize bool, tol float8,
  *				   max_iter int, n_lambdas int, eps float8, folds int,
- *				   lambdas float8[])
+ *				   lambdas float8[], solver text)
  * returns the arrays of LassoCvResult (see the SQL declaration).
  */
 Datum
@@ -187,7 +208,7 @@ tuner_lasso_cv_arrays(PG_FUNCTION_ARGS)
 
 	read_data(fcinfo, &x, &y, &n, &p);
 	lasso_options_init(&options);
-	read_common_options(fcinfo, 2, &options);
+	read_common_options(fcinfo, 2, 9, &options);
 	if (!PG_ARGISNULL(5))
 	{
 		options.n_lambdas = PG_GETARG_INT32(5);

@@ -2,9 +2,11 @@
  * test_lasso.c
  *	  The Lasso core: soft-thresholding on an orthogonal design, lambda >=
  *	  lambda_max gives zero, a constant column stays at zero, n < p, the
- *	  KKT conditions at the solution, the bound-skipping sweeps give the
- *	  plain algorithm's iterates, CV folds are deterministic, and bad input
- *	  returns an error status.
+ *	  KKT conditions at the solution (both solvers), the bound-skipping
+ *	  sweeps of the sklearn solver give the plain algorithm's iterates, the
+ *	  fast solver's path equals the sklearn solver's at a tight tolerance
+ *	  (n > p and n < p, a grid down to 1e-4 lambda_max), CV folds are
+ *	  deterministic, and bad input returns an error status.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -150,8 +152,9 @@ static void
 test_kkt(void)
 {
 	int shapes[3][2] = {{60, 8}, {15, 40}, {25, 25}};
-	int s;
+	int s, solver;
 
+	for (solver = 0; solver < 2; solver++)
 	for (s = 0; s < 3; s++)
 	{
 		int n = shapes[s][0], p = shapes[s][1];
@@ -167,6 +170,8 @@ test_kkt(void)
 		for (i = 0; i < n; i++)
 			x[i * p + p - 1] = 0.7; /* a constant column */
 		lasso_options_init(&o);
+		lasso_options_set_solver(&o, solver == 0 ? LASSO_SOLVER_FAST
+												 : LASSO_SOLVER_SKLEARN);
 		o.n_lambdas = 20;
 		o.tol = 1e-14;
 		o.max_iter = 100000;
@@ -243,6 +248,7 @@ test_bounds_exact(void)
 
 	random_problem(7, n, p, x, y);
 	lasso_options_init(&o);
+	lasso_options_set_solver(&o, LASSO_SOLVER_SKLEARN);
 	o.n_lambdas = nl;
 	CHECK(lasso_grid(x, y, n, p, &o, grid, &st) == TUNER_OK);
 	o.use_bounds = 1;
@@ -266,6 +272,82 @@ test_bounds_exact(void)
 	free(c2);
 }
 
+/*
+ * The fast solver's warm-started path (homotopy, screening, exact solves)
+ * equals the sklearn solver's run to a tight tolerance, for n > p and
+ * n < p (where the support nearly saturates at the end of the grid), and
+ * every fit converges.
+ */
+static void
+test_fast_path(void)
+{
+	int shapes[3][2] = {{80, 30}, {30, 90}, {50, 200}};
+	int sh;
+
+	for (sh = 0; sh < 3; sh++)
+	{
+		int n = shapes[sh][0], p = shapes[sh][1], nl = 60;
+		double *x = malloc(sizeof(double) * n * p);
+		double *y = malloc(sizeof(double) * n);
+		double *c1 = malloc(sizeof(double) * nl * p);
+		double *c2 = malloc(sizeof(double) * nl * p);
+		double grid[60], b1[60], b2[60];
+		int it1[60], it2[60];
+		int k, j, all_converged = 1;
+		double worst = 0.0;
+		LassoOptions o;
+		TunerStatus st;
+
+		random_problem(20 + sh, n, p, x, y);
+		lasso_options_init(&o);
+		lasso_options_set_solver(&o, LASSO_SOLVER_FAST);
+		o.n_lambdas = nl;
+		o.eps = 1e-4;
+		CHECK(lasso_grid(x, y, n, p, &o, grid, &st) == TUNER_OK);
+		o.max_iter = 100000;
+		CHECK(lasso_path(x, y, n, p, grid, nl, &o, c1, b1, it1, &st) ==
+			  TUNER_OK);
+		lasso_options_set_solver(&o, LASSO_SOLVER_SKLEARN);
+		o.tol = 1e-15;
+		o.max_iter = 1000000;
+		CHECK(lasso_path(x, y, n, p, grid, nl, &o, c2, b2, it2, &st) ==
+			  TUNER_OK);
+		for (k = 0; k < nl; k++)
+		{
+			double big = 1.0;
+
+			all_converged &= it1[k] < 100000;
+			for (j = 0; j < p; j++)
+				big = fmax(big, fabs(c2[k * p + j]));
+			worst = fmax(worst, fabs(b1[k] - b2[k]) / big);
+			for (j = 0; j < p; j++)
+				worst = fmax(worst, fabs(c1[k * p + j] - c2[k * p + j]) / big);
+		}
+		CHECK(all_converged);
+		CHECK(worst < 1e-7);
+		/* a single fit from zero equals the path's fit */
+		{
+			double *coef = malloc(sizeof(double) * p);
+			double b0, diff = 0.0;
+			int it, conv;
+
+			lasso_options_init(&o);
+			lasso_options_set_solver(&o, LASSO_SOLVER_FAST);
+			CHECK(lasso_fit(x, y, n, p, grid[nl / 2], &o, coef, &b0, &it,
+							&conv, &st) == TUNER_OK);
+			CHECK(conv == 1);
+			for (j = 0; j < p; j++)
+				diff = fmax(diff, fabs(coef[j] - c1[(nl / 2) * p + j]));
+			CHECK(diff < 1e-9);
+			free(coef);
+		}
+		free(x);
+		free(y);
+		free(c1);
+		free(c2);
+	}
+}
+
 /* Cross-validation: deterministic, sane, entered_at consistent. */
 static void
 test_cv(void)
@@ -279,6 +361,7 @@ test_cv(void)
 
 	random_problem(3, n, p, x, y);
 	lasso_options_init(&o);
+	lasso_options_set_solver(&o, LASSO_SOLVER_FAST);
 	o.n_lambdas = 40;
 	CHECK(lasso_cv(x, y, n, p, &o, &r1, &st) == TUNER_OK);
 	CHECK(lasso_cv(x, y, n, p, &o, &r2, &st) == TUNER_OK);
@@ -300,7 +383,11 @@ test_cv(void)
 	for (j = 4; j < p; j++)
 		CHECK(r1.entered_at[j] < 0 || r1.entered_at[j] >= r1.entered_at[0]);
 	CHECK(r1.path_nonzero[0] <= 1);
-	/* the refit equals lasso_fit at the chosen lambda */
+	/*
+	 * the fit at the chosen lambda equals lasso_fit there: to the last bit
+	 * with the sklearn solver (a refit from zero), to the tolerance with the
+	 * fast one (the path's fit)
+	 */
 	{
 		double coef[10], b0;
 		int it, conv;
@@ -308,8 +395,18 @@ test_cv(void)
 		CHECK(lasso_fit(x, y, n, p, r1.lambda, &o, coef, &b0, &it, &conv,
 						&st) == TUNER_OK);
 		for (j = 0; j < p; j++)
-			CHECK(coef[j] == r1.coef[j]);
-		CHECK(b0 == r1.intercept);
+			CHECK_CLOSE(coef[j], r1.coef[j], 1e-9);
+		CHECK_CLOSE(b0, r1.intercept, 1e-9);
+		lasso_options_set_solver(&o, LASSO_SOLVER_SKLEARN);
+		lasso_cv_free(&r2);
+		CHECK(lasso_cv(x, y, n, p, &o, &r2, &st) == TUNER_OK);
+		CHECK(lasso_fit(x, y, n, p, r2.lambda, &o, coef, &b0, &it, &conv,
+						&st) == TUNER_OK);
+		for (j = 0; j < p; j++)
+			CHECK(coef[j] == r2.coef[j]);
+		CHECK(b0 == r2.intercept);
+		CHECK(r2.lambda == r1.lambda);
+		lasso_options_set_solver(&o, LASSO_SOLVER_FAST);
 	}
 	/* an explicit grid is sorted descending */
 	{
@@ -366,6 +463,11 @@ test_bad_input(void)
 		  TUNER_ERR_INVALID);
 	o.eps = 0.0;
 	CHECK(lasso_cv(x, y, 4, 2, &o, &r, &st) == TUNER_ERR_INVALID);
+	lasso_options_init(&o);
+	o.solver = 7;
+	CHECK(lasso_fit(x, y, 4, 2, 0.1, &o, coef, &b0, &it, &conv, &st) ==
+		  TUNER_ERR_INVALID);
+	CHECK(strstr(st.message, "solver") != NULL);
 	/* constant y: zero coefficients, converged */
 	{
 		double yc[4] = {2, 2, 2, 2};
@@ -385,6 +487,7 @@ test_lasso(void)
 	test_lambda_max();
 	test_kkt();
 	test_bounds_exact();
+	test_fast_path();
 	test_cv();
 	test_bad_input();
 }
