@@ -379,6 +379,10 @@ def main():
         log("")
         for v in verdicts:
             log("- **%s** %s (%s)" % ("PASS" if v["pass"] else "MISS", v["target"], v["value"]))
+    if a.explore != 300 or a.guided != 50 or a.seeds < 3:
+        log("")
+        log("(subset run: %d seeds, %d + %d evaluations; the benchmark is defined for 300 + 50 and at least "
+            "3 seeds)" % (a.seeds, a.explore, a.guided))
     out["runs"] = runs
     out["summary"] = summ
     out["verdicts"] = verdicts
