@@ -86,11 +86,13 @@ def table_row(f, label, source, state, params, metrics, ratio, best, secs, error
     return row
 
 
-def run_study(conn, name, seed, trials, runner, timeout_s, n_initial, algorithm="gp-ei"):
+def run_study(conn, name, seed, trials, runner, timeout_s, n_initial, algorithm="gp-ei", noise_sd=None):
     q(conn, "SELECT tuner.drop_study(name) FROM tuner.study WHERE name = %s", (name,))
     settings = {"seed": seed, "runner": runner}
     if n_initial:
         settings["n_initial"] = n_initial
+    if noise_sd:
+        settings["noise_sd"] = noise_sd
     q(conn, "SELECT tuner.create_study(%s, preset => 'rocksdb', settings => %s)", (name, json.dumps(settings)))
     # clustered-icm uses the preset's clusters (tuner.clusters)
     q(conn, "SELECT tuner.set_algorithm(%s, %s)", (name, algorithm))
@@ -389,6 +391,9 @@ def main():
                          "configuration as ceiling candidates (repeatable)")
     ap.add_argument("--ceiling-top", type=int, default=2,
                     help="random-search trials taken from each --ceiling-from file (default 2)")
+    ap.add_argument("--noise-sd", type=float,
+                    help="study setting noise_sd, the paired ratio's measurement sd that tuner.recommend "
+                         "floors its fit with (default: the preset's 0.2, measured with direct I/O)")
     ap.add_argument("--target", type=float, default=1.3)
     ap.add_argument("--ceiling-fraction", type=float, default=0.9)
     ap.add_argument("--smoke", action="store_true",
@@ -439,7 +444,7 @@ def main():
             name = "rocksdb_bench_s%d" % seed if alg == "gp-ei" else \
                 "rocksdb_bench_%s_s%d" % (alg.replace("-", "_"), seed)
             studies.append(run_study(conn, name, seed, a.trials, runner_settings, 600,
-                                     a.n_initial, alg))
+                                     a.n_initial, alg, a.noise_sd))
     out["studies"] = studies
 
     # The space and the exact runner settings, as the studies have them.
