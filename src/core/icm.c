@@ -101,17 +101,8 @@ TunerErrorCode
 icm_model_set_categories(IcmModel *model, const int *categories,
 						 TunerStatus *status)
 {
-	tuner_free(model->categories);
-	model->categories = NULL;
-	if (matern_n_categorical(categories, model->d) == 0)
-		return TUNER_OK;
-	model->categories = tuner_alloc(sizeof(int) * model->d);
-	if (model->categories == NULL)
-		return tuner_fail(status, TUNER_ERR_NOMEM,
-						  "out of memory for a %d-dimensional model",
-						  model->d);
-	memcpy(model->categories, categories, sizeof(int) * model->d);
-	return TUNER_OK;
+	return matern_copy_categories(&model->categories, categories, model->d,
+								  status);
 }
 
 /* Inputs and hyperparameters that can define the model. */

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include <string.h>
+
 #include "matern.h"
 
 /* Symmetric Gram matrix of x. */
@@ -83,4 +85,20 @@ matern52_pair_sqdiff(const double *x, int n, int d, const int *categories,
 				else
 					sqdiff[pair + k * n_pairs] = t * t;
 			}
+}
+
+TunerErrorCode
+matern_copy_categories(int **dst, const int *categories, int d,
+					   TunerStatus *status)
+{
+	tuner_free(*dst);
+	*dst = NULL;
+	if (matern_n_categorical(categories, d) == 0)
+		return TUNER_OK;
+	*dst = tuner_alloc(sizeof(int) * d);
+	if (*dst == NULL)
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory for a %d-dimensional model", d);
+	memcpy(*dst, categories, sizeof(int) * d);
+	return TUNER_OK;
 }

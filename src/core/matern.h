@@ -37,6 +37,8 @@
 
 #include <math.h>
 
+#include "tuner_status.h"
+
 #define MATERN_SQRT5 2.2360679774997896964
 
 /* k(r) / s */
@@ -127,6 +129,13 @@ matern52_r2_metric(const double *a, const double *b, const double *inv_ls,
 
 /* Number of categorical dimensions of a metric (0 for NULL). */
 extern int matern_n_categorical(const int *categories, int d);
+
+/*
+ * Replace a model's metric (*dst, d values or NULL) with a copy of
+ * categories, or NULL when it has no categorical dimension.
+ */
+extern TunerErrorCode matern_copy_categories(int **dst, const int *categories,
+											 int d, TunerStatus *status);
 
 /*
  * The squared difference of every pair i > j of the n points x (n x d), in
