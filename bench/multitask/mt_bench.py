@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 
@@ -29,6 +28,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, BENCH)
 
 import numpy as np                                  # noqa: E402
+
+from runinfo import git_info, loadavg, loaded_library  # noqa: E402
 
 from problems import PROBLEMS                       # noqa: E402
 
@@ -80,25 +81,6 @@ def parse_args():
         if p not in PROBLEMS:
             ap.error("unknown problem %r (known: %s)" % (p, ", ".join(PROBLEMS)))
     return a
-
-
-def git_info():
-    def git(*args):
-        try:
-            return subprocess.run(["git", "-C", BENCH] + list(args), capture_output=True, text=True,
-                                  check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            return None
-    return {"commit": git("rev-parse", "--short", "HEAD"), "subject": git("log", "-1", "--format=%s"),
-            "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
-
-
-def loadavg():
-    try:
-        with open("/proc/loadavg") as fh:
-            return fh.read().split()[:3]
-    except OSError:
-        return None
 
 
 def fmt(v):
@@ -552,33 +534,6 @@ def icm_fit_table(conn, a, log, out):
     if r["paths"]["kronecker"]["kronecker"] is not True or r["paths"]["full"]["kronecker"] is not False:
         log("(warning: the \"kronecker\" flags are not true / false as expected)")
     out["kronecker"] = r
-
-
-def loaded_library(conn):
-    """The tuner.so the server's backend actually mapped (its
-    /proc/<pid>/maps, readable when the server is local and ours, e.g.
-    pg_virtualenv as root; a private DESTDIR through extension_destdir is
-    found this way), else pg_config --pkglibdir's."""
-    with conn.cursor() as cur:
-        cur.execute("SELECT pg_backend_pid()")
-        pid = cur.fetchone()[0]
-        # Make sure the library is loaded in this backend.
-        cur.execute("SELECT tuner.gp_log_likelihood('{\"lengthscales\": [1], \"outputscale\": 1, "
-                    "\"noise\": 0.1, \"mean\": 0, \"x\": [[0]], \"y\": [0]}'::jsonb)")
-    try:
-        with open("/proc/%d/maps" % pid) as fh:
-            for line in fh:
-                path = line.split()[-1]
-                if path.endswith("/tuner.so"):
-                    return path
-    except OSError:
-        pass
-    try:
-        libdir = subprocess.run(["pg_config", "--pkglibdir"], capture_output=True, text=True,
-                                check=True).stdout.strip()
-        return os.path.join(libdir, "tuner.so")
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def main():

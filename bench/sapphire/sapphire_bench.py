@@ -29,7 +29,6 @@ import hashlib
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 import uuid
@@ -40,6 +39,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, BENCH)
 
 import numpy as np                                  # noqa: E402
+
+from runinfo import git_info, loadavg, loaded_library  # noqa: E402
 
 import problem                                      # noqa: E402
 
@@ -69,42 +70,6 @@ def parse_args():
         if m not in METHODS:
             ap.error("unknown method %r (known: %s)" % (m, ", ".join(METHODS)))
     return a
-
-
-def git_info():
-    def git(*args):
-        try:
-            return subprocess.run(["git", "-C", BENCH] + list(args), capture_output=True, text=True,
-                                  check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            return None
-    return {"commit": git("rev-parse", "--short", "HEAD"), "subject": git("log", "-1", "--format=%s"),
-            "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
-
-
-def loadavg():
-    try:
-        with open("/proc/loadavg") as fh:
-            return fh.read().split()[:3]
-    except OSError:
-        return None
-
-
-def loaded_library(conn):
-    """Path of the tuner.so this backend loaded."""
-    with conn.cursor() as cur:
-        cur.execute("SELECT pg_backend_pid()")
-        pid = cur.fetchone()[0]
-        cur.execute("SELECT tuner.lasso('{{1},{2},{3}}'::float8[], '{1,2,3}'::float8[], 0.1)")
-    try:
-        with open("/proc/%d/maps" % pid) as fh:
-            for line in fh:
-                path = line.split()[-1]
-                if path.endswith("/tuner.so"):
-                    return path
-    except OSError:
-        pass
-    return None
 
 
 # ---------------------------------------------------------------------------
