@@ -4872,3 +4872,99 @@ SELECT s.name AS study,
 
 COMMENT ON VIEW tuner.progress IS
 	'Running trials: study, worker, elapsed time and the best objective value so far';
+
+-------------------------------------------------------------------------------
+-- Integrity: the trial state machine, enforced on the tables themselves
+-------------------------------------------------------------------------------
+--
+-- A trial moves queued -> running -> complete | failed | interrupted (queued
+-- may also end directly).  A finished trial is immutable: its state, config
+-- and timestamps never change again, and its observations are fixed (only
+-- its runner details may be added and its job reference cleared when the
+-- job row is deleted).  These rules hold for every writer, not only the
+-- tuner functions; a bulk loader of finished history sets
+-- session_replication_role = replica (superuser), as pg_restore does.
+
+CREATE FUNCTION tuner._trial_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+	IF NEW.id <> OLD.id OR NEW.study_id <> OLD.study_id OR NEW.number <> OLD.number THEN
+		RAISE EXCEPTION 'the identity of trial % cannot change', OLD.id
+			USING ERRCODE = 'integrity_constraint_violation',
+				  HINT = 'A trial keeps its id, study and number.';
+	END IF;
+	IF OLD.state IN ('complete', 'failed', 'interrupted') THEN
+		IF NEW.state IS DISTINCT FROM OLD.state
+		   OR NEW.config IS DISTINCT FROM OLD.config
+		   OR NEW.source IS DISTINCT FROM OLD.source
+		   OR NEW.error IS DISTINCT FROM OLD.error
+		   OR NEW.seed IS DISTINCT FROM OLD.seed
+		   OR NEW.created_at IS DISTINCT FROM OLD.created_at
+		   OR NEW.started_at IS DISTINCT FROM OLD.started_at
+		   OR NEW.finished_at IS DISTINCT FROM OLD.finished_at THEN
+			RAISE EXCEPTION 'trial % is % and cannot change', OLD.id, OLD.state
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = pg_catalog.format('It is trial number %s of study "%s".', OLD.number,
+												 (SELECT s.name FROM tuner.study s WHERE s.id = OLD.study_id)),
+					  HINT = 'A finished trial is immutable; ask tuner.suggest_next() for a new one.';
+		END IF;
+		RETURN NEW;
+	END IF;
+	IF NEW.config IS DISTINCT FROM OLD.config AND OLD.state <> 'queued' THEN
+		RAISE EXCEPTION 'the configuration of running trial % cannot change', OLD.id
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Report or fail the trial, and ask tuner.suggest_next() for a new configuration.';
+	END IF;
+	IF OLD.state = 'running' AND NEW.state = 'queued' THEN
+		RAISE EXCEPTION 'running trial % cannot go back to queued', OLD.id
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'A running trial ends as complete, failed or interrupted.';
+	END IF;
+	IF NEW.state = 'complete' AND NOT EXISTS (
+			SELECT 1 FROM tuner.observation o
+			  JOIN tuner.metric m ON m.id = o.metric_id
+			  JOIN tuner.study s ON s.id = m.study_id AND m.name = s.objective
+			 WHERE o.trial_id = NEW.id) THEN
+		RAISE EXCEPTION 'trial % cannot be complete without a value of its objective', OLD.id
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Use tuner.report(), which records the metrics and completes the trial.';
+	END IF;
+	RETURN NEW;
+END;
+$$;
+
+CREATE TRIGGER trial_guard BEFORE UPDATE ON tuner.trial
+	FOR EACH ROW EXECUTE FUNCTION tuner._trial_guard();
+
+-- Observations belong to a trial while it runs; afterwards they are fixed.
+-- A cascade from deleting the trial (or its study or metric) may remove
+-- them.
+CREATE FUNCTION tuner._observation_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_state text;
+	v_trial bigint := CASE TG_OP WHEN 'INSERT' THEN NEW.trial_id ELSE OLD.trial_id END;
+BEGIN
+	SELECT state INTO v_state FROM tuner.trial WHERE id = v_trial;
+	IF TG_OP = 'DELETE' THEN
+		IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM tuner.metric WHERE id = OLD.metric_id) THEN
+			RETURN OLD;		-- the trial, study or metric is being deleted
+		END IF;
+		IF v_state IN ('running', 'queued') THEN
+			RETURN OLD;
+		END IF;
+	ELSIF TG_OP = 'INSERT' AND (v_state IN ('running', 'queued') OR NOT FOUND) THEN
+		RETURN NEW;			-- an unknown trial is the foreign key's error
+	END IF;
+	RAISE EXCEPTION 'the observations of trial % cannot change: it is %', v_trial, v_state
+		USING ERRCODE = 'object_not_in_prerequisite_state',
+			  HINT = 'Metrics are recorded once, by tuner.report() while the trial runs.';
+END;
+$$;
+
+CREATE TRIGGER observation_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.observation
+	FOR EACH ROW EXECUTE FUNCTION tuner._observation_guard();
