@@ -5134,7 +5134,7 @@ SELECT t.id AS trial,
        t.finished_at,
        o.objective,
        pg_catalog.%s(o.objective) OVER (ORDER BY t.number) AS best_so_far,
-       %s AS ratio_to_default,
+       COALESCE(%s%s) AS ratio_to_default,
        t.error%s
   FROM tuner.trial t
   LEFT JOIN LATERAL (
@@ -5145,16 +5145,15 @@ SELECT t.id AS trial,
  ORDER BY t.number$v$,
 		v_qname,
 		CASE s.direction WHEN 'minimize' THEN 'min' ELSE 'max' END,
-		CASE WHEN v_ratio IS NOT NULL THEN pg_catalog.format('o.m%s', v_ratio)
-			 ELSE pg_catalog.format(
+		CASE WHEN v_ratio IS NOT NULL THEN pg_catalog.format('o.m%s', v_ratio) || ', ' END,
+		pg_catalog.format(
 $v$o.objective / NULLIF((
            SELECT ob.value
              FROM tuner.trial dt
              JOIN tuner.observation ob ON ob.trial_id = dt.id AND ob.metric_id = %s
             WHERE dt.study_id = %s AND dt.state = 'complete'
               AND (dt.source = 'default' OR dt.config = %L::jsonb)
-            ORDER BY dt.number LIMIT 1), 0)$v$, v_objective, s.id, COALESCE(v_default::text, 'null'))
-		END,
+            ORDER BY dt.number LIMIT 1), 0)$v$, v_objective, s.id, COALESCE(v_default::text, 'null')),
 		v_cols, v_objective, v_aggs, s.id);
 	EXECUTE v_sql;
 
@@ -5164,7 +5163,7 @@ $v$o.objective / NULLIF((
 	EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.best_so_far IS %L', v_qname,
 		'Best objective value of the trials up to this trial number, in the study''s direction');
 	EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.ratio_to_default IS %L', v_qname,
-		CASE WHEN v_ratio IS NOT NULL THEN 'The trial''s own ratio_to_default metric (measured paired with the default)'
+		CASE WHEN v_ratio IS NOT NULL THEN 'The trial''s own ratio_to_default metric (measured paired with the default), else objective / objective of the default configuration''s trial'
 			 ELSE 'objective / objective of the default configuration''s trial' END);
 	FOR i IN 1 .. pg_catalog.array_length(v_comments, 1) / 2
 	LOOP
