@@ -5394,7 +5394,9 @@ BEGIN
 		RETURN ARRAY['wrong_type', pg_catalog.format('must be an integer, not %s', value)];
 	END IF;
 	IF v < p.low::numeric OR v > p.high::numeric THEN
-		RETURN ARRAY['out_of_bounds', pg_catalog.format('%s is outside its bounds [%s, %s]', value, p.low, p.high)];
+		RETURN ARRAY['out_of_bounds', pg_catalog.format('%s is outside its bounds [%s, %s]',
+			CASE WHEN pg_catalog.length(value::text) > 30
+				 THEN pg_catalog.left(value::text, 20) || '...' ELSE value::text END, p.low, p.high)];
 	END IF;
 	RETURN NULL;
 END;
