@@ -61,6 +61,36 @@ SELECT t.source, g.algorithm, tuner.replay_suggestion(t.id) = t.config AS same
   FROM tuner.trial t JOIN tuner.suggestion g ON g.trial_id = t.id
  WHERE t.id IN (:r1, :r2) ORDER BY t.number;
 
+-- icm: the auxiliary metric's values and the warm start from the previous
+-- fit are part of what it saw.
+SELECT tuner.create_study('rp_icm', 'y', 'minimize', '{"seed": 33, "n_initial": 4}') > 0 AS created;
+SELECT tuner.add_parameter('rp_icm', 'x', 'float', 0, 1);
+SELECT tuner.add_parameter('rp_icm', 'z', 'float', 0, 1);
+SELECT tuner.add_metric('rp_icm', 'aux') > 0 AS declared;
+SELECT tuner.set_algorithm('rp_icm', 'icm');
+DO $$
+DECLARE
+	t jsonb;
+	x float8;
+	z float8;
+BEGIN
+	FOR i IN 1 .. 13 LOOP
+		t := tuner.suggest_next('rp_icm');
+		x := (t -> 'params' ->> 'x')::float8;
+		z := (t -> 'params' ->> 'z')::float8;
+		PERFORM tuner.report((t ->> 'trial')::bigint, jsonb_build_object(
+			'y', (x - 0.3) ^ 2 + 0.5 * (z - 0.6) ^ 2, 'aux', (x - 0.3) ^ 2 + 0.1 * z));
+	END LOOP;
+END;
+$$;
+SELECT t.number, t.source, g.algorithm, g.aux_metrics IS NOT NULL AS aux,
+       m.kind AS warm_from, tuner.replay_suggestion(t.id) = t.config AS same
+  FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+  JOIN tuner.suggestion g ON g.trial_id = t.id
+  LEFT JOIN tuner.model m ON m.id = g.warm_model
+ WHERE s.name = 'rp_icm' AND t.number >= 10
+ ORDER BY t.number;
+
 -- A replay uses the space as it was: with parameters disabled since, every
 -- suggestion still replays.
 SELECT tuner.enable_parameters('rp', ARRAY['x', 'k']);
@@ -94,7 +124,7 @@ SELECT tuner.add_parameter('rp_t', 'x', 'float', -2, 3);
 SELECT (tuner.suggest_next('rp_t') ->> 'trial')::bigint AS tt \gset
 SELECT tuner.replay_suggestion(:tt);
 
-SELECT tuner.drop_study(s) FROM unnest(ARRAY['rp', 'rp_t']) s;
+SELECT tuner.drop_study(s) FROM unnest(ARRAY['rp', 'rp_t', 'rp_icm']) s;
 SELECT count(*) AS suggestions_left FROM tuner.suggestion g
   JOIN tuner.trial t ON t.id = g.trial_id JOIN tuner.study s ON s.id = t.study_id
- WHERE s.name IN ('rp', 'rp_t');
+ WHERE s.name IN ('rp', 'rp_t', 'rp_icm');
