@@ -12,6 +12,8 @@
  *	  reports take KEY SHARE on the same rows and must not wait for (or
  *	  deadlock with) a suggestion.  A background worker claims a trial under
  *	  its job row (FOR NO KEY UPDATE), then the study row (suggest_next).
+ *	  tuner.enqueue and tuner.copy_trials number their trials under the
+ *	  same study-row lock as suggest_next.
  */
 
 \echo Use "CREATE EXTENSION tuner" \quit
