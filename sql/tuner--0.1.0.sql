@@ -12,6 +12,8 @@
  *	  reports take KEY SHARE on the same rows and must not wait for (or
  *	  deadlock with) a suggestion.  A background worker claims a trial under
  *	  its job row (FOR NO KEY UPDATE), then the study row (suggest_next).
+ *	  tuner.enqueue and tuner.copy_trials number their trials under the
+ *	  same study-row lock as suggest_next.
  */
 
 \echo Use "CREATE EXTENSION tuner" \quit
@@ -177,7 +179,7 @@ CREATE TABLE tuner.trial (
 	state		text NOT NULL DEFAULT 'running'
 				CHECK (state IN ('queued', 'running', 'complete', 'failed', 'interrupted')),
 	source		text NOT NULL
-				CHECK (source IN ('default', 'design', 'model', 'random', 'manual')),
+				CHECK (source IN ('default', 'design', 'model', 'random', 'manual', 'copied')),
 	predicted_mean float8,
 	predicted_sd float8,
 	acquisition float8,
@@ -2313,6 +2315,7 @@ DECLARE
 	v_wc_noise float8[] := '{}';
 	v_wc_mean float8[] := '{}';
 	v_sapphire jsonb;
+	v_queued tuner.trial;
 	p_study text := $1;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
@@ -2322,6 +2325,15 @@ BEGIN
 	SELECT * INTO s FROM tuner.study WHERE tuner.study.name = p_study FOR NO KEY UPDATE;
 	IF NOT FOUND THEN
 		s := tuner._find_study(p_study);	-- raises the error
+	END IF;
+
+	-- Configurations queued with tuner.enqueue() come first, in order.
+	SELECT * INTO v_queued FROM tuner.trial t
+	 WHERE t.study_id = s.id AND t.state = 'queued' ORDER BY t.number LIMIT 1;
+	IF FOUND THEN
+		UPDATE tuner.trial SET state = 'running', started_at = pg_catalog.now()
+		 WHERE id = v_queued.id;
+		RETURN pg_catalog.jsonb_build_object('trial', v_queued.id, 'params', v_queued.config);
 	END IF;
 
 	-- sapphire: when the exploration is complete, rank and keep the top K
@@ -2422,7 +2434,7 @@ BEGIN
 		SELECT position, name, kind, choices
 		  FROM tuner.parameter WHERE study_id = s.id AND enabled
 	), native AS MATERIALIZED (
-		SELECT t.number, t.state, ob.value,
+		SELECT t.id, t.number, t.state, ob.value,
 			   CASE WHEN pg_catalog.cardinality(v_aux_ids) > 0 AND t.state = 'complete' THEN ARRAY(
 					SELECT ax.value
 					  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
@@ -2453,7 +2465,12 @@ BEGIN
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS x_pending,
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('failed', 'interrupted')
 																 OR (n.state = 'complete' AND n.value IS NULL)) AS x_other,
-		   pg_catalog.count(*) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS n_observed
+		   pg_catalog.count(*) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS n_observed,
+		   -- the trials behind each array, for tuner.replay_suggestion
+		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS id_observed,
+		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS id_pending,
+		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state IN ('failed', 'interrupted')
+																 OR (n.state = 'complete' AND n.value IS NULL)) AS id_other
 	  INTO h
 	  FROM native n;
 	-- No trial has reported yet: nothing to cluster, the design comes first.
@@ -2470,7 +2487,7 @@ BEGIN
 	IF v_x_transfer IS NOT NULL THEN
 		v_tasks := v_tasks || v_source_tasks;
 	END IF;
-	SELECT m.lengthscales, m.outputscale, m.noise, m.mean, m.task_loadings,
+	SELECT m.id, m.lengthscales, m.outputscale, m.noise, m.mean, m.task_loadings,
 		   m.task_variance, m.task_noise, m.task_mean INTO w
 	  FROM tuner.model m
 	 WHERE m.study_id = s.id
@@ -2564,6 +2581,36 @@ BEGIN
 			USING ERRCODE = 'serialization_failure',
 				  HINT = 'Retry the call; under READ COMMITTED concurrent callers wait for each other instead.';
 	END;
+
+	-- Everything the suggestion was computed from, for replay_suggestion.
+	INSERT INTO tuner.suggestion (trial_id, algorithm, parameters, kinds, lows,
+								  highs, log_scales, n_choices, fixed,
+								  objective_metric, sign, aux_metrics,
+								  aux_weights, observed, pending, other,
+								  n_initial, design_index, seed, design_seed,
+								  icm_rank, warm_model, cluster_members,
+								  cluster_metric, warm_cluster_tasks,
+								  warm_cluster_rank, warm_cluster_lengthscales,
+								  warm_cluster_loadings, warm_cluster_variance,
+								  warm_cluster_noise, warm_cluster_mean,
+								  transfer, history_md5)
+	VALUES (v_trial, v_algorithm, sp.names, sp.kinds, sp.lows, sp.highs,
+			sp.log_scales, sp.n_choices,
+			COALESCE((SELECT pg_catalog.jsonb_object_agg(p.name, p.default_value)
+						FROM tuner.parameter p
+					   WHERE p.study_id = s.id AND NOT p.enabled), '{}'),
+			v_objective_id, v_sign,
+			CASE WHEN v_algorithm IN ('icm', 'clustered-icm') AND h.y_aux IS NOT NULL THEN v_aux_ids END,
+			CASE WHEN h.y_aux IS NOT NULL THEN v_aux_weights END,
+			COALESCE(h.id_observed, '{}'), COALESCE(h.id_pending, '{}'),
+			COALESCE(h.id_other, '{}'), v_n_initial,
+			(SELECT pg_catalog.count(*)::int FROM tuner.trial t
+			  WHERE t.study_id = s.id AND t.source <> 'default' AND t.id <> v_trial),
+			v_seed, s.seed, (s.settings ->> 'icm_rank')::int, w.id,
+			v_cluster_members, v_cluster_metric, v_wc_tasks, v_wc_rank, v_wc_ls,
+			v_wc_w, v_wc_v, v_wc_noise, v_wc_mean, v_x_transfer IS NOT NULL,
+			tuner._history_md5(h.y_observed,
+							   CASE WHEN v_algorithm IN ('icm', 'clustered-icm') THEN h.y_aux END));
 
 	PERFORM tuner._widen_soft_bounds(s, v_trial);
 
@@ -4872,6 +4919,850 @@ SELECT s.name AS study,
 
 COMMENT ON VIEW tuner.progress IS
 	'Running trials: study, worker, elapsed time and the best objective value so far';
+
+-------------------------------------------------------------------------------
+-- Studies for people (issue 9): typed per-study views, notifications, warm
+-- start (enqueue, copy_trials) and reproducible suggestions
+-------------------------------------------------------------------------------
+
+-- Views made by tuner.create_view.  Kept current by the triggers below
+-- (a parameter or metric added re-creates them) and dropped with the study.
+CREATE TABLE tuner.study_view (
+	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
+	view_schema	name NOT NULL,
+	view_name	name NOT NULL,
+	owner		name NOT NULL DEFAULT current_user,
+	created_at	timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (view_schema, view_name)
+);
+
+CREATE INDEX study_view_study_idx ON tuner.study_view (study_id);
+
+COMMENT ON TABLE tuner.study_view IS
+	'The typed per-study views tuner.create_view made; re-created when the study gains a parameter or metric';
+
+-- Everything a suggestion was computed from, so that
+-- tuner.replay_suggestion can compute it again: the space as it was, the
+-- trials it saw (by id, in trial order: observed = complete with an
+-- objective, pending = running or queued, other = failed, interrupted or
+-- complete without objective), the seeds and the warm start.
+CREATE TABLE tuner.suggestion (
+	trial_id	bigint PRIMARY KEY REFERENCES tuner.trial (id) ON DELETE CASCADE,
+	algorithm	text NOT NULL,
+	parameters	text[] NOT NULL,
+	kinds		int[] NOT NULL,
+	lows		float8[] NOT NULL,
+	highs		float8[] NOT NULL,
+	log_scales	bool[] NOT NULL,
+	n_choices	int[] NOT NULL,
+	fixed		jsonb NOT NULL,
+	objective_metric bigint NOT NULL,
+	sign		float8 NOT NULL,
+	aux_metrics	bigint[],
+	aux_weights	float8[],
+	observed	bigint[] NOT NULL,
+	pending		bigint[] NOT NULL,
+	other		bigint[] NOT NULL,
+	n_initial	int NOT NULL,
+	design_index int NOT NULL,
+	seed		bigint NOT NULL,
+	design_seed	bigint NOT NULL,
+	icm_rank	int,
+	warm_model	bigint,
+	cluster_members int[],
+	cluster_metric int[],
+	warm_cluster_tasks int[],
+	warm_cluster_rank int[],
+	warm_cluster_lengthscales float8[],
+	warm_cluster_loadings float8[],
+	warm_cluster_variance float8[],
+	warm_cluster_noise float8[],
+	warm_cluster_mean float8[],
+	transfer	bool NOT NULL,
+	history_md5	text NOT NULL,
+	made_at		timestamptz NOT NULL DEFAULT now()
+);
+
+COMMENT ON TABLE tuner.suggestion IS
+	'What each suggestion of tuner.suggest_next saw: the algorithm run, the space, the trials (ids) observed, pending and failed, seeds and warm start';
+COMMENT ON COLUMN tuner.suggestion.algorithm IS
+	'What the model code ran (gp-ei, icm, clustered-icm, random; sapphire runs one of the first two)';
+COMMENT ON COLUMN tuner.suggestion.history_md5 IS
+	'md5 of the objective (and auxiliary) values the suggestion saw; replay_suggestion refuses a history that changed';
+
+SELECT pg_catalog.pg_extension_config_dump('tuner.study_view', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.suggestion', '');
+
+-- The fingerprint of the values a suggestion saw.
+CREATE FUNCTION tuner._history_md5(y_observed float8[], y_aux float8[])
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+SELECT pg_catalog.md5(COALESCE($1::text, '') || '|' || COALESCE($2::text, ''));
+$$;
+
+-- An identifier of at most 63 bytes (NAMEDATALEN - 1).  A longer wanted
+-- name keeps its beginning and ends in "_" and 8 hex digits of its md5, so
+-- that long names differing only at the end stay apart.
+CREATE FUNCTION tuner._identifier(wanted text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	v text;
+BEGIN
+	IF pg_catalog.octet_length(wanted) <= 63 THEN
+		RETURN wanted;
+	END IF;
+	v := pg_catalog.left(wanted, 54);
+	WHILE pg_catalog.octet_length(v) > 54 LOOP
+		v := pg_catalog.left(v, -1);
+	END LOOP;
+	RETURN v || '_' || pg_catalog.left(pg_catalog.md5(wanted), 8);
+END;
+$$;
+
+-- A column name for a parameter or metric: its own name, or with prefix
+-- when that is taken (a fixed column, or a parameter of the same name),
+-- then with a counter.
+CREATE FUNCTION tuner._view_column(wanted text, prefix text, taken text[])
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	v text := tuner._identifier(wanted);
+	i int := 1;
+BEGIN
+	IF v = ANY (taken) THEN
+		v := tuner._identifier(prefix || wanted);
+	END IF;
+	WHILE v = ANY (taken) LOOP
+		i := i + 1;
+		v := tuner._identifier(prefix || wanted || '_' || i);
+	END LOOP;
+	RETURN v;
+END;
+$$;
+
+-- (Re)build one registered view of a study from its current parameters and
+-- metrics.  The view is dropped and created again (its columns may change
+-- anywhere), keeping its grants.  A registered view that no longer exists
+-- was dropped by its owner: then its registration goes too.
+CREATE FUNCTION tuner._build_view(p_study_id bigint, p_schema name, p_name name)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	s tuner.study;
+	p tuner.parameter;
+	m tuner.metric;
+	v_rel oid;
+	v_qname text := pg_catalog.format('%I.%I', p_schema, p_name);
+	v_grants record;
+	v_acl aclitem[];
+	v_owner oid;
+	v_objective bigint;
+	v_ratio bigint;
+	v_default jsonb;
+	v_taken text[] := ARRAY['trial', 'number', 'state', 'source', 'created_at',
+							'started_at', 'finished_at', 'objective',
+							'best_so_far', 'ratio_to_default', 'error'];
+	v_col text;
+	v_cols text := '';
+	v_aggs text := '';
+	v_comments text[] := '{}';
+	v_sql text;
+	i int;
+BEGIN
+	SELECT * INTO s FROM tuner.study WHERE id = p_study_id;
+	SELECT c.oid, c.relacl, c.relowner INTO v_rel, v_acl, v_owner
+	  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+	 WHERE n.nspname = p_schema AND c.relname = p_name;
+	IF FOUND THEN
+		IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = v_rel AND c.relkind = 'v') THEN
+			RAISE EXCEPTION '"%" is not a view', v_qname
+				USING ERRCODE = 'wrong_object_type';
+		END IF;
+		EXECUTE pg_catalog.format('DROP VIEW %s', v_qname);
+	END IF;
+
+	SELECT mt.id INTO v_objective FROM tuner.metric mt
+	 WHERE mt.study_id = s.id AND mt.name = s.objective;
+	SELECT mt.id INTO v_ratio FROM tuner.metric mt
+	 WHERE mt.study_id = s.id AND mt.name = 'ratio_to_default';
+	SELECT CASE WHEN pg_catalog.bool_and(q.default_value IS NOT NULL)
+				THEN pg_catalog.jsonb_object_agg(q.name, q.default_value) END
+	  INTO v_default FROM tuner.parameter q WHERE q.study_id = s.id;
+
+	FOR p IN SELECT * FROM tuner.parameter q WHERE q.study_id = s.id ORDER BY q.position
+	LOOP
+		v_col := tuner._view_column(p.name, 'param_', v_taken);
+		v_taken := v_taken || v_col;
+		v_cols := v_cols || pg_catalog.format(E',\n       %s AS %I', CASE p.kind
+			WHEN 'int' THEN pg_catalog.format('((t.config -> %L)::numeric)::bigint', p.name)
+			WHEN 'float' THEN pg_catalog.format('(t.config -> %L)::double precision', p.name)
+			WHEN 'bool' THEN pg_catalog.format('(t.config -> %L)::boolean', p.name)
+			ELSE pg_catalog.format('t.config ->> %L', p.name) END, v_col);
+		v_comments := v_comments || ARRAY[v_col, pg_catalog.format('parameter %s: %s%s%s',
+			pg_catalog.to_jsonb(p.name), p.kind,
+			CASE WHEN p.kind IN ('int', 'float') THEN pg_catalog.format(' in [%s, %s]', p.low, p.high)
+				 WHEN p.kind = 'categorical' THEN ' of ' || pg_catalog.array_to_string(p.choices, ', ')
+				 ELSE '' END,
+			CASE WHEN p.log_scale THEN ', log scale' ELSE '' END)];
+	END LOOP;
+	FOR m IN SELECT * FROM tuner.metric q WHERE q.study_id = s.id ORDER BY q.id
+	LOOP
+		v_aggs := v_aggs || pg_catalog.format(E',\n                  pg_catalog.max(ob.value) FILTER (WHERE ob.metric_id = %s) AS m%s',
+											 m.id, m.id);
+		-- the same values as a fixed column already
+		CONTINUE WHEN m.name = 'ratio_to_default'
+			OR (m.name = 'objective' AND m.id = v_objective);
+		v_col := tuner._view_column(m.name, 'metric_', v_taken);
+		v_taken := v_taken || v_col;
+		v_cols := v_cols || pg_catalog.format(E',\n       o.m%s AS %I', m.id, v_col);
+		v_comments := v_comments || ARRAY[v_col, pg_catalog.format('metric %s (%s%s%s)',
+			pg_catalog.to_jsonb(m.name), m.role,
+			COALESCE(', ' || m.direction, ''), COALESCE(', unit ' || m.unit, ''))];
+	END LOOP;
+
+	v_sql := pg_catalog.format(
+$v$CREATE VIEW %s AS
+SELECT t.id AS trial,
+       t.number,
+       t.state,
+       t.source,
+       t.created_at,
+       t.started_at,
+       t.finished_at,
+       o.objective,
+       pg_catalog.%s(o.objective) OVER (ORDER BY t.number) AS best_so_far,
+       COALESCE(%s%s) AS ratio_to_default,
+       t.error%s
+  FROM tuner.trial t
+  LEFT JOIN LATERAL (
+           SELECT pg_catalog.max(ob.value) FILTER (WHERE ob.metric_id = %s) AS objective%s
+             FROM tuner.observation ob
+            WHERE ob.trial_id = t.id) o ON true
+ WHERE t.study_id = %s
+ ORDER BY t.number$v$,
+		v_qname,
+		CASE s.direction WHEN 'minimize' THEN 'min' ELSE 'max' END,
+		CASE WHEN v_ratio IS NOT NULL THEN pg_catalog.format('o.m%s', v_ratio) || ', ' END,
+		pg_catalog.format(
+$v$o.objective / NULLIF((
+           SELECT ob.value
+             FROM tuner.trial dt
+             JOIN tuner.observation ob ON ob.trial_id = dt.id AND ob.metric_id = %s
+            WHERE dt.study_id = %s AND dt.state = 'complete'
+              AND (dt.source = 'default' OR dt.config = %L::jsonb)
+            ORDER BY dt.number LIMIT 1), 0)$v$, v_objective, s.id, COALESCE(v_default::text, 'null')),
+		v_cols, v_objective, v_aggs, s.id);
+	EXECUTE v_sql;
+
+	EXECUTE pg_catalog.format('COMMENT ON VIEW %s IS %L', v_qname,
+		pg_catalog.format('Trials of tuner study %s (%s %s), one row per trial; made by tuner.create_view',
+						  pg_catalog.to_jsonb(s.name), s.direction, pg_catalog.to_jsonb(s.objective)));
+	EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.best_so_far IS %L', v_qname,
+		'Best objective value of the trials up to this trial number, in the study''s direction');
+	EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.ratio_to_default IS %L', v_qname,
+		CASE WHEN v_ratio IS NOT NULL THEN 'The trial''s own ratio_to_default metric (measured paired with the default), else objective / objective of the default configuration''s trial'
+			 ELSE 'objective / objective of the default configuration''s trial' END);
+	FOR i IN 1 .. pg_catalog.array_length(v_comments, 1) / 2
+	LOOP
+		EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.%I IS %L', v_qname,
+								  v_comments[2 * i - 1], v_comments[2 * i]);
+	END LOOP;
+
+	-- The grants the view had: its owner granted them, so can again.
+	FOR v_grants IN
+		SELECT a.grantee, a.privilege_type, a.is_grantable
+		  FROM pg_catalog.aclexplode(v_acl) a
+		 WHERE a.grantee <> v_owner
+	LOOP
+		EXECUTE pg_catalog.format('GRANT %s ON %s TO %s%s', v_grants.privilege_type, v_qname,
+			CASE v_grants.grantee WHEN 0 THEN 'PUBLIC'
+				 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(v_grants.grantee)) END,
+			CASE WHEN v_grants.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+	END LOOP;
+END;
+$$;
+
+-- Create a typed view of a study's trials: one row per trial, one column
+-- per parameter (bigint, double precision, boolean or text) and per metric
+-- (double precision).  view_name is an SQL name, possibly qualified
+-- ('reports.branin', '"My Study"'); the default is tuner."<study>_trials".
+-- Returns the view's quoted name.  Called again, it rebuilds the view.
+CREATE FUNCTION tuner.create_view(study text, view_name text DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	s tuner.study;
+	v_parts text[];
+	v_schema text;
+	v_name text;
+	v_other bigint;
+BEGIN
+	s := tuner._find_study(study);
+	IF view_name IS NULL THEN
+		v_schema := 'tuner';
+		v_name := tuner._identifier(s.name || '_trials');
+	ELSE
+		BEGIN
+			v_parts := pg_catalog.parse_ident(view_name);
+		EXCEPTION WHEN invalid_parameter_value THEN
+			RAISE EXCEPTION 'invalid view name "%"', view_name
+				USING ERRCODE = 'invalid_name',
+					  HINT = 'Pass an SQL name, optionally schema-qualified; double-quote names with spaces, capitals or quotes: ''"My View"''.';
+		END;
+		IF pg_catalog.cardinality(v_parts) > 2 THEN
+			RAISE EXCEPTION 'invalid view name "%"', view_name
+				USING ERRCODE = 'invalid_name',
+					  DETAIL = 'A view name is "name" or "schema.name".';
+		END IF;
+		v_schema := CASE pg_catalog.cardinality(v_parts) WHEN 2 THEN v_parts[1] ELSE 'tuner' END;
+		v_name := v_parts[pg_catalog.cardinality(v_parts)];
+		IF pg_catalog.octet_length(v_name) > 63 OR pg_catalog.octet_length(v_schema) > 63 THEN
+			RAISE EXCEPTION 'view name "%" is too long', view_name
+				USING ERRCODE = 'name_too_long',
+					  DETAIL = 'Names are at most 63 bytes.';
+		END IF;
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace n WHERE n.nspname = v_schema) THEN
+		RAISE EXCEPTION 'schema "%" does not exist', v_schema
+			USING ERRCODE = 'invalid_schema_name';
+	END IF;
+	IF NOT pg_catalog.has_schema_privilege(v_schema, 'CREATE') THEN
+		RAISE EXCEPTION 'permission denied to create a view in schema "%"', v_schema
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+
+	SELECT v.study_id INTO v_other FROM tuner.study_view v
+	 WHERE v.view_schema = v_schema AND v.view_name = v_name;
+	IF v_other IS NOT NULL AND v_other <> s.id THEN
+		RAISE EXCEPTION 'view %.% shows study "%"', pg_catalog.quote_ident(v_schema),
+			  pg_catalog.quote_ident(v_name), (SELECT x.name FROM tuner.study x WHERE x.id = v_other)
+			USING ERRCODE = 'duplicate_table',
+				  HINT = 'Pass another view_name.';
+	END IF;
+	IF v_other IS NULL AND EXISTS (
+		SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		 WHERE n.nspname = v_schema AND c.relname = v_name) THEN
+		RAISE EXCEPTION 'relation %.% already exists', pg_catalog.quote_ident(v_schema),
+			  pg_catalog.quote_ident(v_name)
+			USING ERRCODE = 'duplicate_table',
+				  HINT = 'Pass another view_name.';
+	END IF;
+	IF v_other IS NULL THEN
+		INSERT INTO tuner.study_view (study_id, view_schema, view_name)
+		VALUES (s.id, v_schema, v_name);
+	END IF;
+	PERFORM tuner._build_view(s.id, v_schema, v_name);
+	RETURN pg_catalog.format('%I.%I', v_schema, v_name);
+END;
+$$;
+
+-- Trigger: a study gained a parameter or metric; rebuild its views.  A
+-- view that cannot be rebuilt (dropped, or owned by another role, or with
+-- views of its own on it) is reported as a warning: recording a trial
+-- never fails because of a view.
+CREATE FUNCTION tuner._refresh_views()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v tuner.study_view;
+BEGIN
+	FOR v IN SELECT * FROM tuner.study_view x WHERE x.study_id = NEW.study_id
+			 ORDER BY x.view_schema, x.view_name
+	LOOP
+		IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+						 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+						WHERE n.nspname = v.view_schema AND c.relname = v.view_name) THEN
+			-- dropped by its owner: forget it
+			DELETE FROM tuner.study_view x
+			 WHERE x.view_schema = v.view_schema AND x.view_name = v.view_name;
+			CONTINUE;
+		END IF;
+		BEGIN
+			PERFORM tuner._build_view(v.study_id, v.view_schema, v.view_name);
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'view %.% was not brought up to date: %',
+				  pg_catalog.quote_ident(v.view_schema), pg_catalog.quote_ident(v.view_name), SQLERRM
+				USING HINT = 'Run tuner.create_view() again as the view''s owner.';
+		END;
+	END LOOP;
+	RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER parameter_views AFTER INSERT ON tuner.parameter
+	FOR EACH ROW EXECUTE FUNCTION tuner._refresh_views();
+CREATE TRIGGER metric_views AFTER INSERT ON tuner.metric
+	FOR EACH ROW EXECUTE FUNCTION tuner._refresh_views();
+
+-- Trigger: a study is being deleted; drop its views.
+CREATE FUNCTION tuner._drop_views()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v tuner.study_view;
+BEGIN
+	FOR v IN SELECT * FROM tuner.study_view x WHERE x.study_id = OLD.id
+	LOOP
+		IF EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+					 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+					WHERE n.nspname = v.view_schema AND c.relname = v.view_name
+					  AND c.relkind = 'v') THEN
+			EXECUTE pg_catalog.format('DROP VIEW %I.%I', v.view_schema, v.view_name);
+		END IF;
+	END LOOP;
+	RETURN OLD;
+END;
+$$;
+
+CREATE TRIGGER study_drop_views BEFORE DELETE ON tuner.study
+	FOR EACH ROW EXECUTE FUNCTION tuner._drop_views();
+
+-- Trigger: a trial finished (complete, failed or interrupted, however it
+-- got there: report, fail, a runner, a worker, a restart, copy_trials);
+-- NOTIFY tuner_trials with {"study", "trial", "number", "state",
+-- "value"} (value: the objective, null unless complete).
+CREATE FUNCTION tuner._notify_trial()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	s tuner.study;
+BEGIN
+	SELECT * INTO s FROM tuner.study x WHERE x.id = NEW.study_id;
+	PERFORM pg_catalog.pg_notify('tuner_trials', pg_catalog.jsonb_build_object(
+		-- a payload holds at most 8000 bytes
+		'study', pg_catalog.left(s.name, 1000),
+		'trial', NEW.id,
+		'number', NEW.number,
+		'state', NEW.state,
+		'value', (SELECT ob.value FROM tuner.observation ob
+					JOIN tuner.metric m ON m.id = ob.metric_id
+				   WHERE ob.trial_id = NEW.id AND m.study_id = s.id
+					 AND m.name = s.objective))::text);
+	RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER trial_finished_notify AFTER UPDATE OF state ON tuner.trial
+	FOR EACH ROW
+	WHEN (OLD.state IS DISTINCT FROM NEW.state
+		  AND NEW.state IN ('complete', 'failed', 'interrupted'))
+	EXECUTE FUNCTION tuner._notify_trial();
+CREATE TRIGGER trial_inserted_notify AFTER INSERT ON tuner.trial
+	FOR EACH ROW
+	WHEN (NEW.state IN ('complete', 'failed', 'interrupted'))
+	EXECUTE FUNCTION tuner._notify_trial();
+
+-- Why a value is not one of a parameter's: NULL when it is, else
+-- {reason, message}, reason one of wrong_type, out_of_bounds,
+-- unknown_choice.
+CREATE FUNCTION tuner._value_problem(p tuner.parameter, value jsonb)
+RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	v_type text := pg_catalog.jsonb_typeof(value);
+	v numeric;
+BEGIN
+	IF p.kind = 'bool' THEN
+		IF v_type <> 'boolean' THEN
+			RETURN ARRAY['wrong_type', pg_catalog.format('must be true or false, not %s', value)];
+		END IF;
+		RETURN NULL;
+	END IF;
+	IF p.kind = 'categorical' THEN
+		IF v_type <> 'string' THEN
+			RETURN ARRAY['wrong_type', pg_catalog.format('must be a string (one of its choices), not %s', value)];
+		END IF;
+		IF NOT (value #>> '{}') = ANY (p.choices) THEN
+			RETURN ARRAY['unknown_choice', pg_catalog.format('%s is not one of its choices (%s)',
+				value, pg_catalog.array_to_string(p.choices, ', '))];
+		END IF;
+		RETURN NULL;
+	END IF;
+	IF v_type <> 'number' THEN
+		RETURN ARRAY['wrong_type', pg_catalog.format('must be a number, not %s', value)];
+	END IF;
+	v := value::numeric;
+	IF p.kind = 'int' AND v <> pg_catalog.trunc(v) THEN
+		RETURN ARRAY['wrong_type', pg_catalog.format('must be an integer, not %s', value)];
+	END IF;
+	IF v < p.low::numeric OR v > p.high::numeric THEN
+		RETURN ARRAY['out_of_bounds', pg_catalog.format('%s is outside its bounds [%s, %s]',
+			CASE WHEN pg_catalog.length(value::text) > 30
+				 THEN pg_catalog.left(value::text, 20) || '...' ELSE value::text END, p.low, p.high)];
+	END IF;
+	RETURN NULL;
+END;
+$$;
+
+-- A configuration (name -> value) checked against a study's space and
+-- completed: known parameters' values are checked and normalised (an int
+-- as a JSON integer, a float as a double), missing ones take their
+-- default, unknown ones are dropped, inactive conditional ones take their
+-- default.  problem is {reason, message} (reasons: wrong_type,
+-- out_of_bounds, unknown_choice, missing_parameter) or NULL.
+CREATE FUNCTION tuner._complete_config(p_study_id bigint, params jsonb,
+									   OUT config jsonb, OUT problem text[],
+									   OUT defaulted text[], OUT dropped text[])
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	p tuner.parameter;
+	v jsonb;
+BEGIN
+	config := '{}';
+	defaulted := '{}';
+	dropped := ARRAY(SELECT k FROM pg_catalog.jsonb_object_keys(params) AS k
+					  WHERE NOT EXISTS (SELECT 1 FROM tuner.parameter q
+										 WHERE q.study_id = p_study_id AND q.name = k)
+					  ORDER BY k);
+	FOR p IN SELECT * FROM tuner.parameter q WHERE q.study_id = p_study_id ORDER BY q.position
+	LOOP
+		v := params -> p.name;
+		IF v IS NULL OR pg_catalog.jsonb_typeof(v) = 'null' THEN
+			IF p.default_value IS NULL THEN
+				problem := ARRAY['missing_parameter',
+					pg_catalog.format('parameter %s has no value and no default', pg_catalog.to_jsonb(p.name))];
+				RETURN;
+			END IF;
+			defaulted := defaulted || p.name;
+			v := p.default_value;
+		ELSE
+			problem := tuner._value_problem(p, v);
+			IF problem IS NOT NULL THEN
+				problem[2] := pg_catalog.format('parameter %s %s', pg_catalog.to_jsonb(p.name), problem[2]);
+				RETURN;
+			END IF;
+			v := CASE p.kind WHEN 'int' THEN pg_catalog.to_jsonb((v::numeric)::bigint)
+							 WHEN 'float' THEN pg_catalog.to_jsonb(v::float8)
+							 ELSE v END;
+		END IF;
+		config := config || pg_catalog.jsonb_build_object(p.name, v);
+	END LOOP;
+	config := tuner._apply_conditions(p_study_id, config);
+END;
+$$;
+
+-- Queue a configuration to be tried next: suggest_next hands queued
+-- configurations out first, in the order they were queued.  Values are
+-- checked like the study's own suggestions; missing parameters take their
+-- defaults.  Returns the trial id (state queued, source manual).
+CREATE FUNCTION tuner.enqueue(study text, params jsonb)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	s tuner.study;
+	c record;
+	v_number int;
+	v_trial bigint;
+BEGIN
+	s := tuner._find_study(study);
+	PERFORM tuner._not_null(params, 'params');
+	IF pg_catalog.jsonb_typeof(params) <> 'object' THEN
+		RAISE EXCEPTION 'params must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(params)),
+				  HINT = 'Pass {"parameter": value, ...}.';
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM tuner.parameter p WHERE p.study_id = s.id) THEN
+		RAISE EXCEPTION 'study "%" has no parameters', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Add parameters with tuner.add_parameter().';
+	END IF;
+	-- the same lock as suggest_next: trial numbers are max + 1
+	PERFORM 1 FROM tuner.study x WHERE x.id = s.id FOR NO KEY UPDATE;
+	c := tuner._complete_config(s.id, params);
+	IF pg_catalog.cardinality(c.dropped) > 0 THEN
+		RAISE EXCEPTION 'parameter "%" is not in study "%"', c.dropped[1], s.name
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'tuner.parameter lists the study''s parameters.';
+	END IF;
+	IF c.problem IS NOT NULL THEN
+		RAISE EXCEPTION '%', c.problem[2]
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = CASE c.problem[1] WHEN 'missing_parameter' THEN 'Give it a value.'
+							  ELSE 'Give a value the parameter''s kind, bounds or choices allow.' END;
+	END IF;
+	SELECT COALESCE(pg_catalog.max(t.number), 0) + 1 INTO v_number
+	  FROM tuner.trial t WHERE t.study_id = s.id;
+	INSERT INTO tuner.trial (study_id, number, config, state, source)
+	VALUES (s.id, v_number, c.config, 'queued', 'manual')
+	RETURNING id INTO v_trial;
+	RETURN v_trial;
+END;
+$$;
+
+-- Import the complete trials of another study, with every metric they
+-- measured, as complete trials (source copied) of to_study.  Parameters
+-- are matched by name: a missing one takes to_study's default, an extra
+-- one is dropped, and a trial with a value outside to_study's space (or a
+-- missing parameter without default, or no value of to_study's
+-- objective) is skipped.  A trial copied before is not copied again.
+-- filter: {"numbers": [..]} (trial numbers), {"sources": [..]}, {"best":
+-- n} (the n best by from_study's direction).  Returns {"copied",
+-- "skipped", "reasons": {reason: count}, "defaulted": [parameters],
+-- "dropped": [parameters]}.
+CREATE FUNCTION tuner.copy_trials(from_study text, to_study text,
+								  filter jsonb DEFAULT '{}')
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	f tuner.study;
+	s tuner.study;
+	t tuner.trial;
+	c record;
+	k text;
+	v_numbers int[];
+	v_sources text[];
+	v_best int;
+	v_number int;
+	v_trial bigint;
+	v_copied int := 0;
+	v_reasons jsonb := '{}';
+	v_defaulted text[] := '{}';
+	v_dropped text[] := '{}';
+	v_reason text;
+BEGIN
+	f := tuner._find_study(from_study);
+	s := tuner._find_study(to_study);
+	PERFORM tuner._not_null(filter, 'filter');
+	IF f.id = s.id THEN
+		RAISE EXCEPTION 'cannot copy the trials of study "%" into itself', s.name
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF pg_catalog.jsonb_typeof(filter) <> 'object' THEN
+		RAISE EXCEPTION 'filter must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use {}, {"numbers": [1, 2]}, {"sources": ["model"]} or {"best": 10}.';
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(filter)
+	LOOP
+		IF k NOT IN ('numbers', 'sources', 'best') THEN
+			RAISE EXCEPTION 'unknown filter key "%"', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Known keys: numbers, sources, best.';
+		END IF;
+	END LOOP;
+	IF filter ? 'numbers' THEN
+		IF pg_catalog.jsonb_typeof(filter -> 'numbers') <> 'array' THEN
+			RAISE EXCEPTION 'filter "numbers" must be an array of trial numbers'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		v_numbers := ARRAY(SELECT tuner._json_int(e, 'filter "numbers"', 1, 2147483647)
+							 FROM pg_catalog.jsonb_array_elements(filter -> 'numbers') e);
+	END IF;
+	IF filter ? 'sources' THEN
+		IF pg_catalog.jsonb_typeof(filter -> 'sources') <> 'array'
+		   OR EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(filter -> 'sources') e
+					   WHERE pg_catalog.jsonb_typeof(e) <> 'string') THEN
+			RAISE EXCEPTION 'filter "sources" must be an array of strings'
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Sources are default, design, model, random, manual and copied.';
+		END IF;
+		v_sources := ARRAY(SELECT pg_catalog.jsonb_array_elements_text(filter -> 'sources'));
+	END IF;
+	IF filter ? 'best' THEN
+		v_best := tuner._json_int(filter -> 'best', 'filter "best"', 1, 2147483647);
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM tuner.parameter p WHERE p.study_id = s.id) THEN
+		RAISE EXCEPTION 'study "%" has no parameters', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Add parameters with tuner.add_parameter().';
+	END IF;
+
+	PERFORM 1 FROM tuner.study x WHERE x.id = s.id FOR NO KEY UPDATE;
+	FOR t IN
+		SELECT x.* FROM tuner.trial x
+		  LEFT JOIN tuner.observation ob ON ob.trial_id = x.id
+			   AND ob.metric_id = (SELECT m.id FROM tuner.metric m
+									WHERE m.study_id = f.id AND m.name = f.objective)
+		 WHERE x.study_id = f.id AND x.state = 'complete'
+		   AND (v_numbers IS NULL OR x.number = ANY (v_numbers))
+		   AND (v_sources IS NULL OR x.source = ANY (v_sources))
+		 ORDER BY CASE WHEN v_best IS NULL THEN 0
+					   WHEN f.direction = 'minimize' THEN ob.value ELSE -ob.value END NULLS LAST,
+				  x.number
+		 LIMIT v_best
+	LOOP
+		v_reason := NULL;
+		c := tuner._complete_config(s.id, t.config);
+		IF c.problem IS NOT NULL THEN
+			v_reason := c.problem[1];
+		ELSIF NOT EXISTS (SELECT 1 FROM tuner.observation ob JOIN tuner.metric m ON m.id = ob.metric_id
+						   WHERE ob.trial_id = t.id AND m.name = s.objective) THEN
+			v_reason := 'no_objective';
+		ELSIF EXISTS (SELECT 1 FROM tuner.trial x
+					   WHERE x.study_id = s.id AND x.source = 'copied'
+						 AND x.details -> 'copied_from' -> 'trial' = pg_catalog.to_jsonb(t.id)) THEN
+			v_reason := 'already_copied';
+		END IF;
+		IF v_reason IS NOT NULL THEN
+			v_reasons := v_reasons || pg_catalog.jsonb_build_object(v_reason,
+				COALESCE((v_reasons ->> v_reason)::int, 0) + 1);
+			CONTINUE;
+		END IF;
+		v_defaulted := ARRAY(SELECT DISTINCT u FROM pg_catalog.unnest(v_defaulted || c.defaulted) u ORDER BY u);
+		v_dropped := ARRAY(SELECT DISTINCT u FROM pg_catalog.unnest(v_dropped || c.dropped) u ORDER BY u);
+
+		SELECT COALESCE(pg_catalog.max(x.number), 0) + 1 INTO v_number
+		  FROM tuner.trial x WHERE x.study_id = s.id;
+		-- metrics this study does not know yet are recorded, as report does
+		INSERT INTO tuner.metric (study_id, name, role)
+		SELECT s.id, m.name, 'recorded'
+		  FROM tuner.observation ob JOIN tuner.metric m ON m.id = ob.metric_id
+		 WHERE ob.trial_id = t.id
+		 ORDER BY m.name
+		ON CONFLICT (study_id, name) DO NOTHING;
+		-- running first, so that the observations are there when it completes
+		INSERT INTO tuner.trial (study_id, number, config, state, source, created_at,
+								 started_at, details)
+		VALUES (s.id, v_number, c.config, 'running', 'copied', pg_catalog.now(), t.started_at,
+				pg_catalog.jsonb_build_object('copied_from', pg_catalog.jsonb_build_object(
+					'study', f.name, 'trial', t.id, 'number', t.number)))
+		RETURNING id INTO v_trial;
+		INSERT INTO tuner.observation (trial_id, metric_id, value, reported_at)
+		SELECT v_trial, mt.id, ob.value, ob.reported_at
+		  FROM tuner.observation ob
+		  JOIN tuner.metric m ON m.id = ob.metric_id
+		  JOIN tuner.metric mt ON mt.study_id = s.id AND mt.name = m.name
+		 WHERE ob.trial_id = t.id;
+		UPDATE tuner.trial SET state = 'complete', finished_at = t.finished_at
+		 WHERE id = v_trial;
+		v_copied := v_copied + 1;
+	END LOOP;
+	RETURN pg_catalog.jsonb_build_object(
+		'copied', v_copied,
+		'skipped', (SELECT COALESCE(pg_catalog.sum(e.value::int), 0) FROM pg_catalog.jsonb_each(v_reasons) e),
+		'reasons', v_reasons, 'defaulted', v_defaulted, 'dropped', v_dropped);
+END;
+$$;
+
+-- The native rows (src/core/space.h) of trials, in the given order, over
+-- the named parameters: what suggest_next builds from its history.
+CREATE FUNCTION tuner._native_rows(p_study_id bigint, ids bigint[], names text[])
+RETURNS float8[]
+LANGUAGE sql STABLE
+AS $$
+SELECT pg_catalog.array_agg(r.x ORDER BY o.k)
+  FROM pg_catalog.unnest($2) WITH ORDINALITY AS o(id, k)
+  JOIN tuner.trial t ON t.id = o.id
+ CROSS JOIN LATERAL (
+	SELECT pg_catalog.array_agg(CASE p.kind
+				WHEN 'bool' THEN CASE WHEN (t.config -> p.name)::bool THEN 1 ELSE 0 END
+				WHEN 'categorical' THEN pg_catalog.array_position(p.choices, t.config ->> p.name) - 1
+				ELSE (t.config -> p.name)::float8 END ORDER BY n.j) AS x
+	  FROM pg_catalog.unnest($3) WITH ORDINALITY AS n(name, j)
+	  JOIN tuner.parameter p ON p.study_id = $1 AND p.name = n.name) r;
+$$;
+
+-- Compute a trial's suggestion again from what it saw (tuner.suggestion):
+-- the same space, trials, seeds and warm start.  Returns the
+-- configuration, which equals the trial's config.
+CREATE FUNCTION tuner.replay_suggestion(trial bigint)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	t tuner.trial;
+	g tuner.suggestion;
+	w tuner.model;
+	r record;
+	v_ids bigint[];
+	v_x_observed float8[];
+	v_y_observed float8[];
+	v_y_aux float8[];
+	v_params jsonb;
+	p_trial bigint := $1;
+BEGIN
+	PERFORM tuner._not_null(p_trial, 'trial');
+	SELECT * INTO t FROM tuner.trial x WHERE x.id = p_trial;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'trial % does not exist', p_trial
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	SELECT * INTO g FROM tuner.suggestion x WHERE x.trial_id = t.id;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'trial % was not suggested by the study''s algorithm', p_trial
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = pg_catalog.format('Its source is %s.', t.source),
+				  HINT = 'Only trials made by the design, the model or random search (source design, model or random) can be replayed.';
+	END IF;
+	IF g.transfer THEN
+		RAISE EXCEPTION 'trial % learned from earlier studies and cannot be replayed', p_trial
+			USING ERRCODE = 'feature_not_supported',
+				  DETAIL = 'The trials of the studies in transfer_from are not recorded with the suggestion.';
+	END IF;
+
+	-- Every trial it saw, with the same values, and every parameter.
+	v_ids := g.observed || g.pending || g.other;
+	IF (SELECT pg_catalog.count(*) FROM tuner.trial x
+		 WHERE x.study_id = t.study_id AND x.id = ANY (v_ids)) <> pg_catalog.cardinality(v_ids)
+	   OR (SELECT pg_catalog.count(*) FROM tuner.parameter p
+			WHERE p.study_id = t.study_id AND p.name = ANY (g.parameters)) <> pg_catalog.cardinality(g.parameters)
+	   OR (g.warm_model IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tuner.model m WHERE m.id = g.warm_model)) THEN
+		RAISE EXCEPTION 'the study of trial % changed since its suggestion', p_trial
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'A trial, parameter or model it was computed from is gone.';
+	END IF;
+	v_x_observed := tuner._native_rows(t.study_id, g.observed, g.parameters);
+	SELECT pg_catalog.array_agg(g.sign * ob.value ORDER BY o.k) INTO v_y_observed
+	  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k)
+	  JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric;
+	IF g.aux_metrics IS NOT NULL THEN
+		SELECT pg_catalog.array_agg(ARRAY(
+					SELECT ax.value
+					  FROM pg_catalog.unnest(g.aux_metrics) WITH ORDINALITY AS a(id, j)
+					  LEFT JOIN tuner.observation ax ON ax.trial_id = o.id AND ax.metric_id = a.id
+					 ORDER BY a.j) ORDER BY o.k)
+		  INTO v_y_aux
+		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k);
+	END IF;
+	IF tuner._history_md5(v_y_observed, v_y_aux) <> g.history_md5 THEN
+		RAISE EXCEPTION 'the study of trial % changed since its suggestion', p_trial
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'A metric value of a trial it was computed from is different now.';
+	END IF;
+	IF g.warm_model IS NOT NULL THEN
+		SELECT * INTO w FROM tuner.model m WHERE m.id = g.warm_model;
+	END IF;
+
+	r := tuner._suggest_point(g.kinds, g.lows, g.highs, g.log_scales, g.n_choices,
+							  v_x_observed, v_y_observed,
+							  tuner._native_rows(t.study_id, g.pending, g.parameters),
+							  tuner._native_rows(t.study_id, g.other, g.parameters),
+							  g.n_initial, g.design_index, g.seed, g.design_seed,
+							  w.lengthscales, w.outputscale, w.noise, w.mean,
+							  g.algorithm, v_y_aux, g.icm_rank,
+							  w.task_loadings, w.task_variance, w.task_noise,
+							  w.task_mean, NULL, NULL,
+							  g.cluster_members, g.cluster_metric, g.aux_weights,
+							  g.warm_cluster_tasks, g.warm_cluster_rank,
+							  g.warm_cluster_lengthscales, g.warm_cluster_loadings,
+							  g.warm_cluster_variance, g.warm_cluster_noise,
+							  g.warm_cluster_mean);
+
+	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
+				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[n.j])
+				WHEN 'int' THEN pg_catalog.to_jsonb(pg_catalog.round(r.config[n.j])::bigint)
+				WHEN 'bool' THEN pg_catalog.to_jsonb(r.config[n.j] <> 0)
+				ELSE pg_catalog.to_jsonb(p.choices[pg_catalog.round(r.config[n.j])::int + 1]) END)
+	  INTO v_params
+	  FROM pg_catalog.unnest(g.parameters) WITH ORDINALITY AS n(name, j)
+	  JOIN tuner.parameter p ON p.study_id = t.study_id AND p.name = n.name;
+	RETURN tuner._apply_conditions(t.study_id, g.fixed || v_params);
+END;
+$$;
 
 -------------------------------------------------------------------------------
 -- Integrity: the trial state machine, enforced on the tables themselves
