@@ -92,17 +92,32 @@ svg_printf(SvgBuf *buf, const char *fmt, ...)
 	buf->len += (size_t)n;
 }
 
-/* Bytes of the UTF-8 character starting with byte c (1 for stray bytes). */
+/*
+ * Bytes of the UTF-8 character at s (len bytes left), or 0 when s does not
+ * start a well-formed one (a stray or truncated byte sequence).
+ */
 static int
-utf8_width(unsigned char c)
+utf8_width(const unsigned char *s, size_t len)
 {
-	if (c >= 0xF0 && c < 0xF8)
-		return 4;
-	if (c >= 0xE0)
-		return c < 0xF0 ? 3 : 1;
-	if (c >= 0xC0)
-		return 2;
-	return 1;
+	int w;
+	int k;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] < 0xE0)
+		w = 2;
+	else if (s[0] >= 0xE0 && s[0] < 0xF0)
+		w = 3;
+	else if (s[0] >= 0xF0 && s[0] < 0xF5)
+		w = 4;
+	else
+		return 0;
+	if ((size_t)w > len)
+		return 0;
+	for (k = 1; k < w; k++)
+		if ((s[k] & 0xC0) != 0x80)
+			return 0;
+	return w;
 }
 
 /* Characters of a UTF-8 string. */
@@ -115,7 +130,9 @@ svg_utf8_length(const char *text)
 
 	while (i < len)
 	{
-		i += (size_t)utf8_width((unsigned char)text[i]);
+		int w = utf8_width((const unsigned char *)text + i, len - i);
+
+		i += (size_t)(w > 0 ? w : 1);
 		n++;
 	}
 	return n;
@@ -132,17 +149,16 @@ svg_escape(SvgBuf *buf, const char *text, int max_chars)
 	while (i < len)
 	{
 		unsigned char c = (unsigned char)text[i];
-		int w = utf8_width(c);
+		int w = utf8_width((const unsigned char *)text + i, len - i);
 
 		if (max_chars > 0 && chars == max_chars - 1 &&
 			svg_utf8_length(text + i) > 1)
 		{
-			append(buf, "\xE2\x80\xA6", 3); /* U+2026 ellipsis */
+			/* a character reference: ASCII in any client encoding */
+			append(buf, "&#8230;", 7);
 			return;
 		}
 		chars++;
-		if (i + (size_t)w > len)
-			w = 1;
 		switch (c)
 		{
 			case '&':
@@ -164,13 +180,13 @@ svg_escape(SvgBuf *buf, const char *text, int max_chars)
 				if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
 					c == 0x7F)
 					append(buf, "?", 1);
-				else if (w == 1 && c >= 0x80)
-					append(buf, "?", 1); /* a stray byte: not UTF-8 */
+				else if (w == 0)
+					append(buf, "?", 1); /* not UTF-8 */
 				else
 					append(buf, text + i, (size_t)w);
 				break;
 		}
-		i += (size_t)w;
+		i += (size_t)(w > 0 ? w : 1);
 	}
 }
 

@@ -36,9 +36,9 @@ extern void svg_printf(SvgBuf *buf, const char *fmt, ...)
 
 /*
  * Append text escaped for XML character data and attribute values: & < >
- * " ' as entities, control characters XML 1.0 forbids as '?'.  At most
- * max_chars characters (UTF-8 aware; 0: no limit) are written, the rest
- * replaced by an ellipsis.
+ * " ' as entities, control characters XML 1.0 forbids and bytes that are
+ * not UTF-8 as '?'.  At most max_chars characters (0: no limit) are
+ * written, the rest replaced by an ellipsis (&#8230;).
  */
 extern void svg_escape(SvgBuf *buf, const char *text, int max_chars);
 
