@@ -83,7 +83,7 @@ typedef struct HeatmapPlot
 	const char *title;
 	int n;
 	const char *const *names;
-	const double *matrix; /* n x n, row-major */
+	const double *matrix; /* n x n, row-major; NaN: not learned */
 	int width;
 	int height;
 } HeatmapPlot;

@@ -3,6 +3,8 @@
  *	  The heat map of a correlation matrix (a multi-task model's learned
  *	  task correlations): square cells coloured on a diverging scale, blue
  *	  at -1, white at 0, red at +1, each with its value, and a colour bar.
+ *	  A NaN is a pair the model did not learn (a clustered model pairs the
+ *	  objective with each cluster's metric only): a grey cell marked "n/a".
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,12 +41,14 @@ check(const HeatmapPlot *p, TunerStatus *status)
 	if (p->n < 1)
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "a heat map needs at least one row");
-	if (plot_check_size(p->width, p->height, status) != TUNER_OK ||
-		plot_check_finite(p->matrix, p->n * p->n, "matrix element", status) !=
-			TUNER_OK)
+	if (p->n > 100)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "a heat map of %d rows is too large (at most 100)",
+						  p->n);
+	if (plot_check_size(p->width, p->height, status) != TUNER_OK)
 		return status->code;
 	for (i = 0; i < p->n * p->n; i++)
-		if (fabs(p->matrix[i]) > 1.0 + 1e-9)
+		if (isinf(p->matrix[i]) || fabs(p->matrix[i]) > 1.0 + 1e-9)
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "correlation %g (row %d, column %d) is "
 							  "outside [-1, 1]",
@@ -121,6 +125,13 @@ plot_heatmap(const HeatmapPlot *p, char **out, TunerStatus *status)
 			double x = names_px + cell * j;
 			double y = top + cell * i;
 
+			if (isnan(v))
+			{
+				svg_rect(&buf, x, y, cell, cell, "#d9d9d9", "#ffffff");
+				svg_text(&buf, x + cell / 2, y + cell / 2 + 4, SVG_MIDDLE,
+						 fmin(12.0, cell / 4), 0, PLOT_INK, "n/a", 0);
+				continue;
+			}
 			diverging(v, colour, sizeof(colour));
 			svg_rect(&buf, x, y, cell, cell, colour, "#ffffff");
 			snprintf(label, sizeof(label), "%.2f", v);

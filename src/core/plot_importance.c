@@ -3,8 +3,9 @@
  *	  The importance plot: one row per parameter with a horizontal bar for
  *	  its Lasso importance (the size of its standardized coefficient) and/or
  *	  its GP importance (1 / length-scale in the unit cube: a short
- *	  length-scale means the objective changes quickly along it), each in a
- *	  panel of its own with a scale from zero.
+ *	  length-scale means the objective changes quickly along it; a
+ *	  parameter the model left out has an infinite one, a bar of zero), each
+ *	  in a panel of its own with a scale from zero.
  */
 #include <math.h>
 #include <stdio.h>
@@ -56,11 +57,9 @@ check(const ImportancePlot *p, TunerStatus *status)
 							  "Lasso importance %d is not a finite number "
 							  ">= 0",
 							  i + 1);
-		if (p->lengthscale != NULL &&
-			!(isfinite(p->lengthscale[i]) && p->lengthscale[i] > 0))
+		if (p->lengthscale != NULL && !(p->lengthscale[i] > 0))
 			return tuner_fail(status, TUNER_ERR_INVALID,
-							  "length-scale %d is not a finite number > 0",
-							  i + 1);
+							  "length-scale %d is not a number > 0", i + 1);
 	}
 	return TUNER_OK;
 }

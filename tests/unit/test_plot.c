@@ -440,7 +440,14 @@ test_importance(void)
 	p.lengthscale = NULL;
 	CHECK(plot_importance(&p, &svg, &status) == TUNER_ERR_INVALID);
 	p.lengthscale = ls;
+	/* a parameter the model left out: a bar of zero */
+	ls[2] = INFINITY;
+	CHECK(plot_importance(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && well_formed(svg));
+	free(svg);
 	ls[1] = 0;
+	CHECK(plot_importance(&p, &svg, &status) == TUNER_ERR_INVALID);
+	ls[1] = NAN;
 	CHECK(plot_importance(&p, &svg, &status) == TUNER_ERR_INVALID);
 }
 
@@ -459,7 +466,16 @@ test_heatmap(void)
 	/* +1 is ColorBrewer's red, -1 its blue */
 	CHECK(svg != NULL && strstr(svg, "fill=\"#b2182b\" stroke") != NULL);
 	free(svg);
+	/* a pair the model did not learn */
+	m[5] = NAN;
+	m[7] = NAN;
+	CHECK(plot_heatmap(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && well_formed(svg));
+	CHECK(svg != NULL && count(svg, ">n/a</text>") == 2);
+	free(svg);
 	m[1] = 1.5;
+	CHECK(plot_heatmap(&p, &svg, &status) == TUNER_ERR_INVALID);
+	m[1] = INFINITY;
 	CHECK(plot_heatmap(&p, &svg, &status) == TUNER_ERR_INVALID);
 }
 
