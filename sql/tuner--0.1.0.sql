@@ -5316,7 +5316,9 @@ BEGIN
 		v_matrix := v_matrix || ARRAY[v_row];
 	END LOOP;
 	RETURN tuner._plot_heatmap(
-		COALESCE(o.title, pg_catalog.format('%s: task correlations (model %s, n = %s)', s.name, v_model, v_n)),
+		COALESCE(o.title, pg_catalog.format('%s: task correlations (model of trial %s, n = %s)', s.name,
+											(SELECT t.number FROM tuner.model mm JOIN tuner.trial t ON t.id = mm.trial_id
+											  WHERE mm.id = v_model), v_n)),
 		v_names, v_matrix, o.width, o.height);
 END;
 $$;

@@ -13,7 +13,8 @@
 #include "plot.h"
 #include "plot_frame.h"
 
-#define ROW_PX     24.0
+#define ROW_PX     24.0 /* at least, per parameter */
+#define ROW_MAX_PX 48.0
 #define TOP_PX     56.0
 #define BOTTOM_PX  56.0
 #define NAME_CHARS 32
@@ -74,6 +75,7 @@ draw_panel(SvgBuf *buf, const ImportancePlot *p, const Panel *panel,
 	double max = 0.0;
 	double step;
 	char label[64];
+	double row = (bottom - top) / p->n;
 	int n;
 	int i;
 
@@ -100,13 +102,13 @@ draw_panel(SvgBuf *buf, const ImportancePlot *p, const Panel *panel,
 	for (i = 0; i < p->n; i++)
 	{
 		double v = bar_value(panel, i);
-		double y = top + ROW_PX * i + ROW_PX * 0.2;
+		double y = top + row * i + row * 0.2;
 		double w = plot_scale_px(&scale, v) - panel->left;
 
-		svg_rect(buf, panel->left, y, w, ROW_PX * 0.6,
+		svg_rect(buf, panel->left, y, w, row * 0.6,
 				 panel->invert ? "#ff7f0e" : PLOT_BLUE, NULL);
 		snprintf(label, sizeof(label), "%.3g", v);
-		svg_text(buf, panel->left + w + 4, y + ROW_PX * 0.45, SVG_START, 10, 0,
+		svg_text(buf, panel->left + w + 4, y + row * 0.3 + 4, SVG_START, 10, 0,
 				 PLOT_INK, label, 0);
 	}
 	svg_printf(buf, "</g>\n");
@@ -128,6 +130,7 @@ plot_importance(const ImportancePlot *p, char **out, TunerStatus *status)
 	int longest = 0;
 	double names_px;
 	double top = TOP_PX;
+	double row;
 	double bottom;
 	double left;
 	double panel_px;
@@ -136,12 +139,11 @@ plot_importance(const ImportancePlot *p, char **out, TunerStatus *status)
 	*out = NULL;
 	if (check(p, status) != TUNER_OK)
 		return status->code;
-	height = p->height;
-	if (height < TOP_PX + BOTTOM_PX + ROW_PX * p->n)
-		height = (int)(TOP_PX + BOTTOM_PX + ROW_PX * p->n);
-	if (height > PLOT_MAX_SIZE * 4)
-		height = PLOT_MAX_SIZE * 4;
-	bottom = top + ROW_PX * p->n;
+	/* rows fill the height asked for, within limits; many rows grow it */
+	row = fmin(ROW_MAX_PX,
+			   fmax(ROW_PX, (p->height - TOP_PX - BOTTOM_PX) / p->n));
+	bottom = top + row * p->n;
+	height = (int)fmax(p->height, bottom + BOTTOM_PX);
 	for (i = 0; i < p->n; i++)
 	{
 		int len = svg_utf8_length(p->names[i]);
@@ -172,8 +174,8 @@ plot_importance(const ImportancePlot *p, char **out, TunerStatus *status)
 			 90);
 	svg_printf(&buf, "<g class=\"names\">\n");
 	for (i = 0; i < p->n; i++)
-		svg_text(&buf, names_px - 8, top + ROW_PX * (i + 0.5) + 4, SVG_END, 11,
-				 0, PLOT_INK, p->names[i], NAME_CHARS);
+		svg_text(&buf, names_px - 8, top + row * (i + 0.5) + 4, SVG_END, 11, 0,
+				 PLOT_INK, p->names[i], NAME_CHARS);
 	svg_printf(&buf, "</g>\n");
 	for (i = 0; i < n_panels; i++)
 		draw_panel(&buf, p, &panels[i], top, bottom);

@@ -432,6 +432,14 @@ test_importance(void)
 	CHECK(svg != NULL && count(svg, "<rect") == 1 + 8);
 	CHECK(svg != NULL && strstr(svg, ">a&lt;b</text>") != NULL);
 	CHECK(svg != NULL && strstr(svg, "length-scale") != NULL);
+	/* 4 rows of at least 24 px between margins of 56: 208 px, not 200 */
+	CHECK(svg != NULL && strstr(svg, "height=\"208\"") != NULL);
+	free(svg);
+	/* a taller plot spreads its rows, up to 48 px each: bars of 28.8 */
+	p.height = 600;
+	CHECK(plot_importance(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && strstr(svg, "height=\"600\"") != NULL);
+	CHECK(svg != NULL && strstr(svg, "height=\"28.80\"") != NULL);
 	free(svg);
 	p.lasso = NULL;
 	CHECK(plot_importance(&p, &svg, &status) == TUNER_OK);
