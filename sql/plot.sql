@@ -13,9 +13,9 @@ $$;
 -- A study whose names need escaping: <, &, quotes.
 SELECT tuner.create_study('p<&>"''s', objective => 'lat"ency', direction => 'minimize',
                           settings => '{"seed": 7, "n_initial": 4}') > 0 AS created;
-SELECT tuner.add_metric('p<&>"''s', 'lat"ency', 'objective', unit => 'ms');
-SELECT tuner.add_metric('p<&>"''s', 'through<put>', 'auxiliary', 'maximize', unit => 'ops/s');
-SELECT tuner.add_metric('p<&>"''s', 'undirected', 'auxiliary');
+SELECT tuner.add_metric('p<&>"''s', 'lat"ency', 'objective', unit => 'ms') > 0 AS declared;
+SELECT tuner.add_metric('p<&>"''s', 'through<put>', 'auxiliary', 'maximize', unit => 'ops/s') > 0 AS declared;
+SELECT tuner.add_metric('p<&>"''s', 'undirected', 'auxiliary') > 0 AS declared;
 SELECT tuner.add_parameter('p<&>"''s', 'x<1>', 'float', low => -5, high => 10, default_value => '2.5');
 SELECT tuner.add_parameter('p<&>"''s', 'rate&', 'float', low => 0.001, high => 100, log_scale => true, default_value => '1');
 SELECT tuner.add_parameter('p<&>"''s', 'mode''s', 'categorical', choices => ARRAY['a<b', 'c&d', 'e'], default_value => 'e');
@@ -155,13 +155,13 @@ SELECT tuner._plot_importance('t', '{a,b}', NULL, NULL, 720, 480);
 
 -- A study with a multi-task model (from trial 10 on, ICM_MIN_TRIALS): the
 -- heat map of its task correlations.
-SELECT tuner.create_study('mt', objective => 'y', direction => 'minimize',
+SELECT tuner.create_study('plot_mt', objective => 'y', direction => 'minimize',
                           settings => '{"seed": 3, "n_initial": 5}') > 0 AS created;
-SELECT tuner.add_metric('mt', 'aux', 'auxiliary', 'minimize');
-SELECT tuner.add_parameter('mt', 'a', 'float', low => 0, high => 1);
-SELECT tuner.add_parameter('mt', 'b', 'float', low => 0, high => 1);
-SELECT tuner.set_algorithm('mt', 'icm');
-SELECT tuner.plot('mt', 'importance');
+SELECT tuner.add_metric('plot_mt', 'aux', 'auxiliary', 'minimize') > 0 AS declared;
+SELECT tuner.add_parameter('plot_mt', 'a', 'float', low => 0, high => 1);
+SELECT tuner.add_parameter('plot_mt', 'b', 'float', low => 0, high => 1);
+SELECT tuner.set_algorithm('plot_mt', 'icm');
+SELECT tuner.plot('plot_mt', 'importance');
 DO $$
 DECLARE
     s jsonb;
@@ -169,7 +169,7 @@ DECLARE
     b float8;
 BEGIN
     FOR i IN 1 .. 12 LOOP
-        s := tuner.suggest_next('mt');
+        s := tuner.suggest_next('plot_mt');
         a := (s -> 'params' ->> 'a')::float8;
         b := (s -> 'params' ->> 'b')::float8;
         PERFORM tuner.report((s ->> 'trial')::bigint,
@@ -177,15 +177,15 @@ BEGIN
     END LOOP;
 END
 $$;
-WITH p AS (SELECT tuner.plot('mt', 'task_correlation') AS svg)
+WITH p AS (SELECT tuner.plot('plot_mt', 'task_correlation') AS svg)
 SELECT pg_temp.occurrences(svg, 'stroke="#ffffff"') AS cells,
        svg LIKE '%>1.00</text>%' AS unit_diagonal,
        svg LIKE '%>y</text>%' AND svg LIKE '%>aux</text>%' AS names,
-       svg LIKE '%>' || (SELECT to_char(c.correlation, 'FM0.00') FROM tuner.task_correlation('mt') c
+       svg LIKE '%>' || (SELECT to_char(c.correlation, 'FM0.00') FROM tuner.task_correlation('plot_mt') c
                           WHERE c.metric = 'y' AND c.other_metric = 'aux') || '</text>%' AS learned_value_shown
   FROM p;
-SELECT pg_temp.occurrences(tuner.plot('mt', 'importance', '{"method": "lengthscale"}'), '<rect') - 1 AS gp_bars;
-SELECT pg_temp.occurrences(tuner.plot('mt', 'importance', '{"method": "lasso"}'), '<rect') - 1 AS lasso_bars;
+SELECT pg_temp.occurrences(tuner.plot('plot_mt', 'importance', '{"method": "lengthscale"}'), '<rect') - 1 AS gp_bars;
+SELECT pg_temp.occurrences(tuner.plot('plot_mt', 'importance', '{"method": "lasso"}'), '<rect') - 1 AS lasso_bars;
 
-SELECT tuner.drop_study('mt');
+SELECT tuner.drop_study('plot_mt');
 SELECT tuner.drop_study('p<&>"''s');
