@@ -30,7 +30,15 @@ CORE_OBJS = \
 	src/core/suggest_cluster.o \
 	src/core/suggest_clustered.o \
 	src/core/lasso.o \
-	src/core/lasso_fast.o
+	src/core/lasso_fast.o \
+	src/core/svg.o \
+	src/core/plot_scale.o \
+	src/core/plot_frame.o \
+	src/core/plot_convergence.o \
+	src/core/plot_slice.o \
+	src/core/plot_pareto.o \
+	src/core/plot_importance.o \
+	src/core/plot_heatmap.o
 
 PG_OBJS = \
 	src/pg/tuner.o \
@@ -41,13 +49,14 @@ PG_OBJS = \
 	src/pg/clusters_glue.o \
 	src/pg/lasso_glue.o \
 	src/pg/runner_exec.o \
-	src/pg/worker.o
+	src/pg/worker.o \
+	src/pg/plot_glue.o
 
 OBJS = $(CORE_OBJS) $(PG_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

@@ -16,6 +16,8 @@ PACKAGES=(
 	libipc-run-perl
 	postgresql-15-cron
 	libxml2-utils
+	chromium
+	fonts-dejavu-core
 	python3
 	python3-numpy
 	python3-scipy

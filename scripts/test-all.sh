@@ -10,7 +10,8 @@
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
 #              crash/restart, pg_cron) in their own clusters, as postgres
 #   regress    pg_regress (make installcheck) in a throwaway cluster
-#   concurrency, reference/*.py in the same throwaway cluster
+#   concurrency, plots (tests/plots/test_render.sh), reference/*.py in the
+#              same throwaway cluster
 # Exits non-zero when any suite fails; the last line is "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -70,6 +71,8 @@ in_cluster() {
 	}
 	suite regress installcheck
 	suite concurrency bash tests/concurrency.sh
+	# every tuner.plot kind: xmllint, then rendered by headless Chromium
+	suite plots bash tests/plots/test_render.sh
 	if [ ! -f tests/reference/gp_sklearn.py ]; then
 		echo "tests/reference/gp_sklearn.py is missing"
 		echo "failed reference/gp_sklearn.py (missing)" >> "$RESULTS"
