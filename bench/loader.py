@@ -36,9 +36,6 @@ def load_history(conn, d, n, X, f, n_initial=5, seed=1, warm=True):
         for p in names:
             cur.execute("SELECT tuner.add_parameter(%s, %s, 'float', low => 0, high => 1)",
                         (name, p))
-        # Finished history is immutable once written (the trial and
-        # observation guards); a bulk load writes it as pg_restore does.
-        cur.execute("SET session_replication_role = replica")
         cur.execute("""
             WITH s AS (SELECT id, objective FROM tuner.study WHERE name = %s),
             t AS (
@@ -52,7 +49,6 @@ def load_history(conn, d, n, X, f, n_initial=5, seed=1, warm=True):
               FROM t JOIN s ON s.id = t.study_id
               JOIN tuner.metric m ON m.study_id = s.id AND m.name = s.objective
             """, (name, configs, [float(v) for v in y]))
-        cur.execute("RESET session_replication_role")
         if warm:
             cur.execute("SELECT tuner.suggest_next(%s)", (name,))
             trial = cur.fetchone()[0]["trial"]

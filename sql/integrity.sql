@@ -24,9 +24,14 @@ UPDATE tuner.trial SET state = 'complete' WHERE id = (SELECT id FROM t WHERE i =
 UPDATE tuner.trial SET details = '{"exit": "killed"}' WHERE id = (SELECT id FROM t WHERE i = 2);
 SELECT details FROM tuner.trial WHERE id = (SELECT id FROM t WHERE i = 2);
 
--- Its observations are fixed.
+-- Its observations are fixed.  Finished history can still be inserted, as
+-- pg_restore does, but never onto a failed trial.
 UPDATE tuner.observation SET value = 0 WHERE trial_id = (SELECT id FROM t WHERE i = 1);
 DELETE FROM tuner.observation WHERE trial_id = (SELECT id FROM t WHERE i = 1);
+SELECT tuner.add_metric('sm', 'mem', role => 'auxiliary') > 0 AS added;
+INSERT INTO tuner.observation (trial_id, metric_id, value)
+SELECT (SELECT id FROM t WHERE i = 1), id, 7 FROM tuner.metric WHERE name = 'mem'
+   AND study_id = (SELECT id FROM tuner.study WHERE name = 'sm');
 INSERT INTO tuner.observation (trial_id, metric_id, value)
 SELECT (SELECT id FROM t WHERE i = 2), id, 1 FROM tuner.metric WHERE name = 'y'
    AND study_id = (SELECT id FROM tuner.study WHERE name = 'sm');

@@ -5770,11 +5770,13 @@ $$;
 --
 -- A trial moves queued -> running -> complete | failed | interrupted (queued
 -- may also end directly).  A finished trial is immutable: its state, config
--- and timestamps never change again, and its observations are fixed (only
--- its runner details may be added and its job reference cleared when the
--- job row is deleted).  These rules hold for every writer, not only the
--- tuner functions; a bulk loader of finished history sets
--- session_replication_role = replica (superuser), as pg_restore does.
+-- and timestamps never change again, and its observations are neither
+-- changed nor removed (only its runner details may be added and its job
+-- reference cleared when the job row is deleted).  These rules hold for
+-- every writer, not only the tuner functions.  Inserting finished history
+-- stays possible, because pg_restore and bulk loaders do exactly that:
+-- trials inserted as complete, then their observations.  A failed or
+-- interrupted trial never gets observations.
 
 CREATE FUNCTION tuner._trial_guard()
 RETURNS trigger
@@ -5829,9 +5831,9 @@ $$;
 CREATE TRIGGER trial_guard BEFORE UPDATE ON tuner.trial
 	FOR EACH ROW EXECUTE FUNCTION tuner._trial_guard();
 
--- Observations belong to a trial while it runs; afterwards they are fixed.
--- A cascade from deleting the trial (or its study or metric) may remove
--- them.
+-- Observations are written once: never changed, removed only with their
+-- trial, study or metric, and never added to a failed or interrupted
+-- trial (see above for why complete trials accept inserts).
 CREATE FUNCTION tuner._observation_guard()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -5848,7 +5850,7 @@ BEGIN
 		IF v_state IN ('running', 'queued') THEN
 			RETURN OLD;
 		END IF;
-	ELSIF TG_OP = 'INSERT' AND (v_state IN ('running', 'queued') OR NOT FOUND) THEN
+	ELSIF TG_OP = 'INSERT' AND (v_state IN ('running', 'queued', 'complete') OR NOT FOUND) THEN
 		RETURN NEW;			-- an unknown trial is the foreign key's error
 	END IF;
 	RAISE EXCEPTION 'the observations of trial % cannot change: it is %', v_trial, v_state

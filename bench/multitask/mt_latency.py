@@ -95,8 +95,6 @@ def load_multitask_history(conn, d, n, X, fs, algorithm="icm", options=None, war
     with conn.cursor() as cur:
         for k, m in enumerate(aux, start=1):
             cur.execute("SELECT tuner.add_metric(%s, %s, 'auxiliary')", (name, m))
-            # adding metrics to loaded (finished, immutable) trials
-            cur.execute("SET session_replication_role = replica")
             cur.execute("""
                 INSERT INTO tuner.observation (trial_id, metric_id, value)
                 SELECT t.id, m.id, (%s::float8[])[t.number]
@@ -106,7 +104,6 @@ def load_multitask_history(conn, d, n, X, fs, algorithm="icm", options=None, war
                  WHERE s.name = %s""", ([float(v) for v in fs[k](Xb)], m, name))
             if cur.rowcount != n:
                 raise RuntimeError("inserted %d observations of %s, expected %d" % (cur.rowcount, m, n))
-            cur.execute("RESET session_replication_role")
         for m, b in zip(aux, clusters or []):
             cur.execute("SELECT tuner.set_cluster(%s, %s, %s::text[])", (name, m, ["x%d" % j for j in b]))
         cur.execute("SELECT tuner.set_algorithm(%s, %s, %s::jsonb)",
