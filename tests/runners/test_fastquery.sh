@@ -97,6 +97,16 @@ check "collective read reported as collective" \
 check "independent read reported as no_collective" \
 	[ "$(field "$T/b.json" read_io_mode)" = '"no_collective"' ]
 
+# --cold 1 evicts the data file before reading it: stop the build right
+# after the eviction (the index cannot be created) and look at the cache
+cat "$T/g1.h5" > /dev/null
+run 1 build --file "$T/g1.h5" --index "$T/no/such/dir/ix.h5" --cold 1 \
+	>/dev/null 2>&1
+check "build --cold 1 fails with exit 1 on an uncreatable index" [ $? -eq 1 ]
+res=$(fincore --bytes --noheadings -o RES "$T/g1.h5")
+check "--cold 1 evicted the data file ($res bytes still cached)" \
+	[ "$res" -lt 1048576 ]
+
 # hints: striping_factor cannot be honored off Lustre; ROMIO's cb hints are
 run 2 build --file "$T/g1.h5" --index "$T/ix.h5" --striping_factor 4 \
 	--striping_unit 1048576 --romio_cb_read enable --cb_buffer_size 1048576 \

@@ -429,18 +429,22 @@ fq_query(const FqOptions *o)
 		fq_fail(1, "cannot write %s", o->ids_file);
 	for (q = 0; q < nq; q++)
 	{
-		uint64_t before = C.values_read, local;
+		uint64_t before, local;
 		int c;
 
 		memset(res, 0, (nw + 1) * 8);
 		bs_set_range(res, 0, C.p1 - C.p0);
+		/* scan mode: loading a variable is not a per-query read */
+		for (c = 0; o->scan && c < qs[q].ncond; c++)
+			if (!C.vi[qs[q].cond[c].var].loaded)
+				load_values(&C, qs[q].cond[c].var);
+		before = C.values_read;
 		for (c = 0; c < qs[q].ncond; c++)
 		{
 			const FqCond *k = &qs[q].cond[c];
 
 			if (!C.vi[k->var].loaded)
 				o->scan ? load_values(&C, k->var) : load_index(&C, k->var);
-			before = o->scan ? C.values_read : before;
 			if (o->scan)
 				cond_scan(&C, k, res);
 			else

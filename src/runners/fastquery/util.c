@@ -82,7 +82,10 @@ fq_var_index(const char *name)
 	return -1;
 }
 
-/* Drop the file's pages from the page cache (only this file's). */
+/*
+ * Drop the file's pages from the page cache (only this file's).  Dirty
+ * pages (a file just generated) are not dropped, so write them back first.
+ */
 void
 fq_evict(const char *path)
 {
@@ -90,6 +93,8 @@ fq_evict(const char *path)
 
 	if (fd < 0)
 		fq_fail(1, "cannot open %s to evict it from the page cache", path);
-	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	fdatasync(fd);
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
+		fq_fail(1, "posix_fadvise(DONTNEED) of %s failed", path);
 	close(fd);
 }
