@@ -39,6 +39,7 @@ fq_bin_of(const double *edges, int nbins, double v)
 	return k;
 }
 
+/* Does v satisfy "v op c"? */
 int
 fq_op_eval(double v, FqOp op, double c)
 {
@@ -78,6 +79,7 @@ fq_bin_class(double lo, double hi, FqOp op, double c)
 	return FQ_BIN_CANDIDATE;
 }
 
+/* The operator at the start of s; returns its length (0: none). */
 int
 fq_op_parse(const char *s, FqOp *op)
 {
@@ -94,6 +96,7 @@ fq_op_parse(const char *s, FqOp *op)
 	return 0;
 }
 
+/* The operator as written in queries. */
 const char *
 fq_op_name(FqOp op)
 {

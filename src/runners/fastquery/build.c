@@ -191,6 +191,7 @@ start_workers(Build *B, const float *data, const double *edges,
 	}
 }
 
+/* Wait for the workers; a worker out of memory fails the run. */
 static void
 join_workers(Build *B, Work *works, pthread_t *threads)
 {
@@ -282,6 +283,7 @@ reduce(double x, MPI_Op op)
 	return r;
 }
 
+/* build: read, range, index and write every variable; print the metrics. */
 int
 fq_build(const FqOptions *o_in)
 {

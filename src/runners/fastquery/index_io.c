@@ -31,6 +31,7 @@ fq_open(const char *path, const FqOptions *o, int create, MPI_Info *used)
 	return file;
 }
 
+/* A transfer property list for collective or independent MPI-IO. */
 hid_t
 fq_dxpl(int collective)
 {
@@ -58,6 +59,7 @@ slab_spaces(hid_t dset, uint64_t start, uint64_t count, hid_t *fsp, hid_t *msp)
 	}
 }
 
+/* Read [start, start + count); an empty slab still joins collective I/O. */
 void
 fq_read_slab(hid_t dset, hid_t dxpl, hid_t type, uint64_t start,
 			 uint64_t count, void *buf)
@@ -72,6 +74,7 @@ fq_read_slab(hid_t dset, hid_t dxpl, hid_t type, uint64_t start,
 	H5Sclose(msp);
 }
 
+/* Write [start, start + count); an empty slab still joins collective I/O. */
 void
 fq_write_slab(hid_t dset, hid_t dxpl, hid_t type, uint64_t start,
 			  uint64_t count, const void *buf)
@@ -86,6 +89,7 @@ fq_write_slab(hid_t dset, hid_t dxpl, hid_t type, uint64_t start,
 	H5Sclose(msp);
 }
 
+/* Read the listed elements (an HDF5 point selection). */
 void
 fq_read_points(hid_t dset, hid_t dxpl, hid_t type, const hsize_t *coords,
 			   uint64_t count, void *buf)
@@ -107,6 +111,7 @@ fq_read_points(hid_t dset, hid_t dxpl, hid_t type, const hsize_t *coords,
 	H5Sclose(msp);
 }
 
+/* A 1-D dataset without modification times, so files compare equal. */
 hid_t
 fq_create_dataset(hid_t loc, const char *name, hid_t type, uint64_t length)
 {
@@ -124,6 +129,7 @@ fq_create_dataset(hid_t loc, const char *name, hid_t type, uint64_t length)
 	return dset;
 }
 
+/* A scalar uint64 attribute. */
 void
 fq_write_attr_u64(hid_t loc, const char *name, uint64_t v)
 {
@@ -137,6 +143,7 @@ fq_write_attr_u64(hid_t loc, const char *name, uint64_t v)
 	H5Sclose(space);
 }
 
+/* Read a scalar uint64 attribute; its absence is a wrong index file. */
 uint64_t
 fq_read_attr_u64(hid_t loc, const char *name)
 {
@@ -149,6 +156,7 @@ fq_read_attr_u64(hid_t loc, const char *name)
 	return v;
 }
 
+/* Names of H5Pget_mpio_actual_io_mode results. */
 const char *
 fq_io_mode_name(int mode)
 {

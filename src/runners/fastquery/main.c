@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Dispatch to the subcommand; every rank parses the same options. */
 int
 main(int argc, char **argv)
 {

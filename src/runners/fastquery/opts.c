@@ -141,6 +141,7 @@ set_option(FqOptions *o, const char *key, const char *val)
 		fq_fail(2, "unknown option --%s", key);
 }
 
+/* Defaults, then the "--key value" pairs in order. */
 void
 fq_parse_options(int argc, char **argv, FqOptions *o)
 {

@@ -349,6 +349,7 @@ write_ids(Ctx *C, FILE *f, int q, const uint64_t *res)
 	free(displs);
 }
 
+/* query: answer every query, print hits and the metrics. */
 int
 fq_query(const FqOptions *o)
 {

@@ -32,6 +32,7 @@ static int passed, failed;
 /* xorshift for test patterns (independent of rng.c) */
 static uint64_t state = 88172645463325252ULL;
 
+/* Next xorshift64 value. */
 static uint64_t
 next_rand(void)
 {
@@ -271,6 +272,7 @@ test_rng(void)
 	CHECK(fabs(s2 / n - 1) < 5 * sqrt(2.0 / n), "normal variance %g", s2 / n);
 }
 
+/* Run every group of checks. */
 int
 main(void)
 {

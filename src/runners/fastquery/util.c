@@ -14,6 +14,7 @@
 const char *const fq_var_names[FQ_NVARS] = {"x",  "y",  "z",     "ux",
 											"uy", "uz", "energy"};
 
+/* Wall-clock seconds (MPI_Wtime). */
 double
 fq_now(void)
 {
@@ -71,6 +72,7 @@ fq_slab(uint64_t nblocks, int rank, int nranks, uint64_t *b0, uint64_t *b1)
 	*b1 = nblocks * (uint64_t)(rank + 1) / (uint64_t)nranks;
 }
 
+/* Index of a variable name, or -1. */
 int
 fq_var_index(const char *name)
 {

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+/* An empty bitmap. */
 void
 wah_init(WahBuf *b)
 {
@@ -16,6 +17,7 @@ wah_init(WahBuf *b)
 	b->groups = 0;
 }
 
+/* Release the words and empty the bitmap. */
 void
 wah_free(WahBuf *b)
 {
