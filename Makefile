@@ -112,3 +112,23 @@ install-runner-rocksdb: runner-rocksdb
 
 clean-runner-rocksdb:
 	$(MAKE) -C $(RUNNER_ROCKSDB_DIR) clean
+
+# The FastQuery-style workload program (MPICH + parallel HDF5 + pthreads):
+# built with its own flags (mpicc.mpich, pkg-config hdf5-mpich), installed
+# into $(pg_config --bindir) like tuner_rocksdb.
+RUNNER_FASTQUERY_DIR = src/runners/fastquery
+
+.PHONY: runner-fastquery install-runner-fastquery clean-runner-fastquery
+
+all: runner-fastquery
+install: install-runner-fastquery
+clean: clean-runner-fastquery
+
+runner-fastquery:
+	$(MAKE) -C $(RUNNER_FASTQUERY_DIR) PG_CONFIG=$(PG_CONFIG)
+
+install-runner-fastquery: runner-fastquery
+	$(MAKE) -C $(RUNNER_FASTQUERY_DIR) install PG_CONFIG=$(PG_CONFIG)
+
+clean-runner-fastquery:
+	$(MAKE) -C $(RUNNER_FASTQUERY_DIR) clean

@@ -27,6 +27,10 @@ PACKAGES=(
 	librocksdb-dev
 	libjansson-dev
 	rocksdb-tools
+	mpich
+	libhdf5-mpich-dev
+	hdf5-tools
+	python3-h5py
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -6,6 +6,8 @@
 #   format     clang-format check of src/ (fails on any difference)
 #   unit       C unit tests of src/core (make unittest)
 #   runner-rocksdb  tests/runners/test_rocksdb.sh (tuner_rocksdb, real db_bench)
+#   runner-fastquery  tests/runners/test_fastquery.sh (tuner_fastquery, real
+#              MPICH ranks and parallel HDF5 files)
 #   install    make install
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
 #              crash/restart, pg_cron) in their own clusters, as postgres
@@ -97,6 +99,8 @@ suite format format_check
 suite unit make unittest
 # RocksDB runner: real db_bench + librocksdb, short trials (~1-2 min).
 suite runner-rocksdb bash tests/runners/test_rocksdb.sh
+# FastQuery workload program: MPICH + parallel HDF5, 2^20 particles (~1 min).
+suite runner-fastquery bash tests/runners/test_fastquery.sh
 if suite install make install; then
 	# TAP clusters of their own (PostgreSQL::Test::Cluster, run as postgres).
 	suite tap bash tests/tap.sh

@@ -1,0 +1,165 @@
+#!/bin/bash
+# test_fastquery.sh: tests of tuner_fastquery (src/runners/fastquery) with
+# real MPICH ranks, real parallel HDF5 files and real indexes, 2^20
+# particles.  Independent checks use h5py + NumPy (fastquery_check.py).
+# Prints "N passed, N failed"; exit 1 when any check fails.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+DIR=$ROOT/src/runners/fastquery
+BIN=$DIR/tuner_fastquery
+CHECK="/usr/bin/python3 $ROOT/tests/runners/fastquery_check.py"
+MPIEXEC=mpiexec.mpich
+N=1048576
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() {
+	echo "ok - $1"
+	pass=$((pass + 1))
+}
+not_ok() {
+	echo "not ok - $1"
+	fail=$((fail + 1))
+}
+# check NAME COMMAND...: passes when the command succeeds
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+run() {
+	local ranks=$1
+	shift
+	# mpiexec forwards its stdin to rank 0: give it none
+	nice -n 10 $MPIEXEC -n "$ranks" "$BIN" "$@" < /dev/null
+}
+# JSON field of a file (python, for the tests' own use)
+field() {
+	/usr/bin/python3 -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v=v[k]
+print(json.dumps(v))' "$1" "$2"
+}
+
+if ! make -s -C "$DIR" >/dev/null; then
+	echo "build of tuner_fastquery failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+check "unit tests (WAH, bins, generator)" "$DIR/test_fastquery_units"
+
+# gen: byte-identical contiguous file for 1, 2 and 3 ranks
+for r in 1 2 3; do
+	run $r gen --n $N --out "$T/g$r.h5" > "$T/gen$r.json" ||
+		not_ok "gen with $r ranks exits 0"
+done
+check "gen metrics well formed" $CHECK metrics gen "$T/gen1.json"
+check "gen: 2 ranks byte-identical to 1" cmp -s "$T/g1.h5" "$T/g2.h5"
+check "gen: 3 ranks byte-identical to 1" cmp -s "$T/g1.h5" "$T/g3.h5"
+
+# chunked + aligned layout: chunk addresses may differ, the data may not
+run 1 gen --n $N --layout chunked --chunk 100000 --align 65536 --out "$T/c1.h5" >/dev/null
+run 3 gen --n $N --layout chunked --chunk 100000 --align 65536 --out "$T/c3.h5" >/dev/null
+check "chunked layout is chunked" \
+	bash -c "h5dump -p -H '$T/c1.h5' | grep -q 'CHUNKED ( 100000 )'"
+check "chunked: 3 ranks same content as 1 (h5dump)" \
+	bash -c "[ \"\$(h5dump '$T/c1.h5' | tail -n +2 | md5sum)\" = \"\$(h5dump '$T/c3.h5' | tail -n +2 | md5sum)\" ]"
+check "chunked: same values as contiguous (h5dump)" \
+	bash -c "[ \"\$(h5dump -d /energy '$T/c1.h5' | tail -n +2 | md5sum)\" = \"\$(h5dump -d /energy '$T/g1.h5' | tail -n +2 | md5sum)\" ]"
+
+# the cache: second gen of the same size and layout is a hit
+run 2 gen --n 65536 --cache-dir "$T/cache" > "$T/cache1.json"
+run 1 gen --n 65536 --cache-dir "$T/cache" > "$T/cache2.json"
+check "gen cache: first run generates" [ "$(field "$T/cache1.json" cached)" = false ]
+check "gen cache: second run is cached, same path" \
+	[ "$(field "$T/cache2.json" cached)" = true -a \
+	"$(field "$T/cache1.json" path)" = "$(field "$T/cache2.json" path)" ]
+
+# build: the reference index, then the same index for every split
+run 1 build --file "$T/g1.h5" --index "$T/ref.h5" --bins 64 > "$T/build.json"
+check "build metrics well formed" $CHECK metrics build "$T/build.json"
+check "index decodes to the binned data (h5py, WAH format)" \
+	$CHECK index "$T/g1.h5" "$T/ref.h5" x y energy
+for cfg in "2 1 0 collective" "3 1 0 collective" "1 2 0 collective" \
+	"2 2 1 collective" "3 1 1 independent" "1 2 1 independent"; do
+	set -- $cfg
+	run "$1" build --file "$T/g1.h5" --index "$T/ix.h5" --bins 64 \
+		--threads "$2" --overlap "$3" --io "$4" --cold 1 > "$T/b.json"
+	check "index identical: ranks $1 threads $2 overlap $3 $4 I/O" \
+		cmp -s "$T/ref.h5" "$T/ix.h5"
+done
+run 2 build --file "$T/c1.h5" --index "$T/ix.h5" --bins 64 > /dev/null
+check "index of the chunked file identical" cmp -s "$T/ref.h5" "$T/ix.h5"
+check "collective read reported as collective" \
+	[ "$(field "$T/build.json" read_io_mode)" = '"contiguous_collective"' ]
+check "independent read reported as no_collective" \
+	[ "$(field "$T/b.json" read_io_mode)" = '"no_collective"' ]
+
+# --cold 1 evicts the data file before reading it: stop the build right
+# after the eviction (the index cannot be created) and look at the cache
+cat "$T/g1.h5" > /dev/null
+run 1 build --file "$T/g1.h5" --index "$T/no/such/dir/ix.h5" --cold 1 \
+	>/dev/null 2>&1
+check "build --cold 1 fails with exit 1 on an uncreatable index" [ $? -eq 1 ]
+res=$(fincore --bytes --noheadings -o RES "$T/g1.h5")
+check "--cold 1 evicted the data file ($res bytes still cached)" \
+	[ "$res" -lt 1048576 ]
+
+# hints: striping_factor cannot be honored off Lustre; ROMIO's cb hints are
+run 2 build --file "$T/g1.h5" --index "$T/ix.h5" --striping_factor 4 \
+	--striping_unit 1048576 --romio_cb_read enable --cb_buffer_size 1048576 \
+	> "$T/hints.json"
+check "striping_factor reported ignored on $(stat -f -c %T "$T")" \
+	[ "$(field "$T/hints.json" hints_data.requested.striping_factor.honored)" = false ]
+check "romio_cb_read=enable reported honored" \
+	[ "$(field "$T/hints.json" hints_data.requested.romio_cb_read.honored)" = true ]
+check "cb_buffer_size=1048576 reported honored" \
+	[ "$(field "$T/hints.json" hints_data.requested.cb_buffer_size.honored)" = true ]
+check "ROMIO's file-system driver reported" \
+	grep -q '"fs_type_romio":"UFS' "$T/hints.json"
+
+# queries: 25 random + hand-written ones, index vs NumPy full scan
+Q='energy>1,x>=150;y<0.5,y>-0.5;ux<=-2;z>=0;x<0'
+run 2 query --file "$T/g1.h5" --index "$T/ref.h5" --random 25 --queries "$Q" \
+	--ids "$T/ids.txt" > "$T/q.json"
+check "query metrics well formed" $CHECK metrics query "$T/q.json"
+check "every index answer equals a NumPy full scan (hits and ids)" \
+	$CHECK queries "$T/g1.h5" "$T/q.json" "$T/ids.txt"
+run 3 query --file "$T/g1.h5" --scan 1 --random 25 --queries "$Q" \
+	--ids "$T/ids_scan.txt" > "$T/qs.json"
+check "index answers equal the program's own scan mode (3 ranks)" \
+	cmp -s "$T/ids.txt" "$T/ids_scan.txt"
+check "index mode read fewer values than a scan" \
+	[ "$(field "$T/q.json" values_read)" -lt "$(field "$T/qs.json" values_read)" ]
+
+# ragged sizes: n not a multiple of the block or of 31, and a rank with no
+# block at all (5000 particles = 2 blocks of 4096 over 3 ranks)
+for n in 100003 5000; do
+	run 1 gen --n $n --out "$T/s.h5" >/dev/null
+	run 1 build --file "$T/s.h5" --index "$T/s1.h5" --block 4096 --bins 7 >/dev/null
+	run 3 build --file "$T/s.h5" --index "$T/s3.h5" --block 4096 --bins 7 \
+		--threads 2 --overlap 1 >/dev/null
+	check "n=$n: index identical for 1 and 3 ranks" cmp -s "$T/s1.h5" "$T/s3.h5"
+	check "n=$n: index decodes to the binned data" \
+		$CHECK index "$T/s.h5" "$T/s3.h5" x energy
+	run 3 query --file "$T/s.h5" --index "$T/s3.h5" --random 20 \
+		--ids "$T/sids.txt" > "$T/sq.json"
+	check "n=$n: 20 answers equal the full scan" \
+		$CHECK queries "$T/s.h5" "$T/sq.json" "$T/sids.txt"
+done
+
+# invalid input: exit 2, reason on stderr; a missing file: exit 1
+run 1 build --file "$T/g1.h5" --index "$T/ix.h5" --bogus 1 >/dev/null 2>&1
+check "unknown option exits 2" [ $? -eq 2 ]
+run 1 query --file "$T/g1.h5" --index "$T/ref.h5" --queries "mass>1" >/dev/null 2>&1
+check "unknown variable exits 2" [ $? -eq 2 ]
+run 1 query --file "$T/g1.h5" --index "$T/ref.h5" --queries "x<nan" >/dev/null 2>&1
+check "NaN constant exits 2" [ $? -eq 2 ]
+run 1 build --file "$T/missing.h5" --index "$T/ix.h5" >/dev/null 2>&1
+check "missing data file exits 1" [ $? -eq 1 ]
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
