@@ -25,6 +25,11 @@ PACKAGES=(
 	librocksdb-dev
 	libjansson-dev
 	rocksdb-tools
+	ceph-mon
+	ceph-mgr
+	ceph-osd
+	ceph-common
+	librados-dev
 )
 
 if [ "$(id -u)" -ne 0 ]; then

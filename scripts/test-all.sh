@@ -6,6 +6,7 @@
 #   format     clang-format check of src/ (fails on any difference)
 #   unit       C unit tests of src/core (make unittest)
 #   runner-rocksdb  tests/runners/test_rocksdb.sh (tuner_rocksdb, real db_bench)
+#   ceph-cluster    tests/ceph/test_cluster.sh (a real throwaway Ceph cluster)
 #   install    make install
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
 #              crash/restart, pg_cron) in their own clusters, as postgres
@@ -94,6 +95,8 @@ suite format format_check
 suite unit make unittest
 # RocksDB runner: real db_bench + librocksdb, short trials (~1-2 min).
 suite runner-rocksdb bash tests/runners/test_rocksdb.sh
+# Ceph test cluster script: start/stop/purge/restart, cephx (~1 min).
+suite ceph-cluster bash tests/ceph/test_cluster.sh
 if suite install make install; then
 	# TAP clusters of their own (PostgreSQL::Test::Cluster, run as postgres).
 	suite tap bash tests/tap.sh
