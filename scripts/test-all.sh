@@ -7,6 +7,7 @@
 #   unit       C unit tests of src/core (make unittest)
 #   runner-rocksdb  tests/runners/test_rocksdb.sh (tuner_rocksdb, real db_bench)
 #   ceph-cluster    tests/ceph/test_cluster.sh (a real throwaway Ceph cluster)
+#   runner-ceph     tests/runners/test_ceph.sh (tuner_ceph on such a cluster)
 #   install    make install
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
 #              crash/restart, pg_cron) in their own clusters, as postgres
@@ -97,6 +98,8 @@ suite unit make unittest
 suite runner-rocksdb bash tests/runners/test_rocksdb.sh
 # Ceph test cluster script: start/stop/purge/restart, cephx (~1 min).
 suite ceph-cluster bash tests/ceph/test_cluster.sh
+# Ceph runner: config set/readback, OSD restarts, refusals, workload (~2 min).
+suite runner-ceph bash tests/runners/test_ceph.sh
 if suite install make install; then
 	# TAP clusters of their own (PostgreSQL::Test::Cluster, run as postgres).
 	suite tap bash tests/tap.sh

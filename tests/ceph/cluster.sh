@@ -35,6 +35,10 @@
 # override the monitor's configuration database, which is where the
 # runner sets trial values.
 set -euo pipefail
+# The daemons and clients here use the cluster's own conf and keyrings:
+# a caller's CEPH_CONF / CEPH_KEYRING / CEPH_ARGS (e.g. the admin keyring)
+# would make an OSD authenticate with the wrong key.
+unset CEPH_CONF CEPH_KEYRING CEPH_ARGS
 
 DIR=${TUNER_CEPH_DIR:-/var/tmp/tuner-ceph-$(id -u)}
 PORT=${TUNER_CEPH_PORT:-46789}
@@ -42,6 +46,12 @@ NOSDS=${TUNER_CEPH_OSDS:-1}
 POOL=${TUNER_CEPH_POOL:-tuner}
 PG_NUM=${TUNER_CEPH_PG_NUM:-32}
 OSD_SIZE=${TUNER_CEPH_OSD_SIZE:-10G}
+# A created cluster keeps its port and pool (cluster.env, written at
+# creation), whatever the environment says later.
+if [ -f "$DIR/cluster.env" ]; then
+	# shellcheck disable=SC1091
+	. "$DIR/cluster.env"
+fi
 CONF=$DIR/ceph.conf
 ADMIN_KEYRING=$DIR/client.admin.keyring
 READY_TIMEOUT=${TUNER_CEPH_READY_TIMEOUT:-120}
@@ -173,6 +183,7 @@ create_mon() {
 	mkdir -p "$DIR"
 	chmod 700 "$DIR"
 	write_conf "$fsid"
+	printf 'PORT=%d\nPOOL=%q\n' "$PORT" "$POOL" >"$DIR/cluster.env"
 	ceph-authtool --create-keyring "$DIR/mon.a.keyring" --gen-key -n mon. \
 		--cap mon 'allow *' >/dev/null
 	ceph-authtool --create-keyring "$ADMIN_KEYRING" --gen-key -n client.admin \
@@ -260,6 +271,11 @@ cmd_start() {
 		say "creating a cluster in $DIR (port $PORT, $NOSDS OSD(s))"
 		create_mon
 		fresh=true
+	fi
+	# A copy of this script in the cluster directory: the runner's default
+	# for restarting OSDs, whatever the checkout it came from.
+	if [ "$(realpath "$0")" != "$(realpath -m "$DIR/cluster.sh")" ]; then
+		install -m 755 "$0" "$DIR/cluster.sh"
 	fi
 	start_mon
 	if $fresh; then

@@ -1,0 +1,704 @@
+/*
+ * runner.c: tuner_ceph, the Ceph trial runner.
+ *
+ * Protocol (as tuner_rocksdb): the trial configuration arrives as one JSON
+ * object on stdin (Ceph option name -> number, string or boolean, plus an
+ * optional "_settings" object; other "_" keys are metadata); the metrics
+ * leave as one JSON object on stdout; exit 0 on success, 2 on invalid
+ * input (unknown option, creation-time option, bad settings), 1 on a
+ * failed trial (e.g. Ceph refused a value: its message is the last stderr
+ * line), 128+signal when terminated.
+ *
+ * One trial: remove the values of the previous trial (state file), set
+ * this trial's values with "config set", restart the OSDs through the
+ * cluster script when a restart-only option changed, read the running
+ * values back from every OSD, run the write / sequential read / random
+ * read phases through librados aio, remove the objects.
+ *
+ *   tuner_ceph --reset   remove every value the runner set (restarting the
+ *                        OSDs when needed): the default configuration.
+ */
+#define _GNU_SOURCE
+#include "apply.h"
+#include "cephcmd.h"
+#include "json.h"
+#include "workload.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_FAILED   1
+#define EXIT_BADINPUT 2
+#define MAX_STDIN     (1 << 20)
+#define MAX_OPTIONS   256
+#define MAX_OSDS      16
+
+typedef struct
+{
+	char cluster_dir[PATH_MAX];
+	char conf[PATH_MAX];
+	char keyring[PATH_MAX];
+	char client_name[64];
+	char pool[128];
+	char cluster_script[PATH_MAX];
+	char state_file[PATH_MAX];
+	workload_spec w;
+	int apply_timeout_s;
+	int timeout_s;
+} settings;
+
+typedef struct
+{
+	char name[128];
+	const char *who;
+	char value[256];
+	opt_kind kind;
+	char effective[256];
+	bool effective_ok;
+} trial_option;
+
+static const char *progname = "tuner_ceph";
+
+/* Connected handles, shut down before any exit: librados' threads must
+ * not run while the process exits. */
+static rados_t admin_handle, bench_handle;
+
+static void
+shutdown_handles(void)
+{
+	if (bench_handle)
+		rados_shutdown(bench_handle);
+	if (admin_handle)
+		rados_shutdown(admin_handle);
+	bench_handle = admin_handle = NULL;
+}
+
+static void die(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+static void
+die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	shutdown_handles();
+	exit(code);
+}
+
+static void
+on_signal(int sig)
+{
+	workload_stop = sig;
+}
+
+/* ---------------------------------------------------------------------
+ * Input
+ * ---------------------------------------------------------------------
+ */
+static json_t *
+read_input(void)
+{
+	static char buf[MAX_STDIN + 1];
+	size_t n = 0, r;
+	json_error_t jerr;
+	json_t *j;
+
+	while ((r = fread(buf + n, 1, MAX_STDIN - n, stdin)) > 0)
+		n += r;
+	if (n == MAX_STDIN)
+		die(EXIT_BADINPUT, "input larger than %d bytes", MAX_STDIN);
+	buf[n] = '\0';
+	if (strspn(buf, " \t\r\n") == n)
+		return json_object();
+	j = json_loads(buf, 0, &jerr);
+	if (j == NULL)
+		die(EXIT_BADINPUT, "input is not JSON: %s (line %d)", jerr.text,
+			jerr.line);
+	if (!json_is_object(j))
+		die(EXIT_BADINPUT, "input must be a JSON object, got %s",
+			json_type_name(j));
+	return j;
+}
+
+static void
+set_path(char *dst, const char *src, const char *key)
+{
+	if (strlen(src) >= PATH_MAX)
+		die(EXIT_BADINPUT, "_settings.%s is too long", key);
+	strcpy(dst, src);
+}
+
+static double
+number_setting(json_t *v, const char *key, double min, double max)
+{
+	double x;
+
+	if (!json_is_number(v))
+		die(EXIT_BADINPUT, "_settings.%s must be a number, got %s", key,
+			json_type_name(v));
+	x = json_number_value(v);
+	if (!isfinite(x) || x < min || x > max)
+		die(EXIT_BADINPUT, "_settings.%s must be in [%g, %g], got %g", key,
+			min, max, x);
+	return x;
+}
+
+static void
+parse_settings(json_t *in, settings *s)
+{
+	json_t *js = json_object_get(in, "_settings"), *v;
+	const char *key, *env = getenv("TUNER_CEPH_DIR");
+	char host[64];
+
+	memset(s, 0, sizeof(*s));
+	if (env && env[0])
+		set_path(s->cluster_dir, env, "cluster_dir");
+	else
+		snprintf(s->cluster_dir, PATH_MAX, "/var/tmp/tuner-ceph-%d",
+				 (int)getuid());
+	snprintf(s->client_name, sizeof(s->client_name), "client.admin");
+	snprintf(s->pool, sizeof(s->pool), "tuner");
+	s->w.object_size = 4 << 20;
+	s->w.concurrency = 16;
+	s->w.duration_s = 5;
+	s->w.seed = 1;
+	s->apply_timeout_s = 15;
+	s->timeout_s = 60;
+	if (js != NULL && !json_is_object(js))
+		die(EXIT_BADINPUT, "_settings must be an object, got %s",
+			json_type_name(js));
+	/* cluster_dir first: the other paths default to files in it */
+	if ((v = json_object_get(js, "cluster_dir")) != NULL)
+	{
+		if (!json_is_string(v))
+			die(EXIT_BADINPUT, "_settings.cluster_dir must be a string");
+		set_path(s->cluster_dir, json_string_value(v), "cluster_dir");
+	}
+	snprintf(s->conf, PATH_MAX, "%.4000s/ceph.conf", s->cluster_dir);
+	snprintf(s->keyring, PATH_MAX, "%.4000s/client.admin.keyring",
+			 s->cluster_dir);
+	snprintf(s->cluster_script, PATH_MAX, "%.4000s/cluster.sh",
+			 s->cluster_dir);
+	snprintf(s->state_file, PATH_MAX, "%.4000s/tuner_ceph.applied",
+			 s->cluster_dir);
+	json_object_foreach(js, key, v)
+	{
+		if (strcmp(key, "cluster_dir") == 0)
+			continue;
+		if (strcmp(key, "conf") == 0 || strcmp(key, "keyring") == 0 ||
+			strcmp(key, "cluster_script") == 0 ||
+			strcmp(key, "state_file") == 0 || strcmp(key, "pool") == 0 ||
+			strcmp(key, "client_name") == 0)
+		{
+			if (!json_is_string(v) || json_string_length(v) == 0)
+				die(EXIT_BADINPUT, "_settings.%s must be a non-empty string",
+					key);
+			if (strcmp(key, "conf") == 0)
+				set_path(s->conf, json_string_value(v), key);
+			else if (strcmp(key, "keyring") == 0)
+				set_path(s->keyring, json_string_value(v), key);
+			else if (strcmp(key, "cluster_script") == 0)
+				set_path(s->cluster_script, json_string_value(v), key);
+			else if (strcmp(key, "state_file") == 0)
+				set_path(s->state_file, json_string_value(v), key);
+			else if (strcmp(key, "pool") == 0)
+				snprintf(s->pool, sizeof(s->pool), "%s", json_string_value(v));
+			else
+				snprintf(s->client_name, sizeof(s->client_name), "%s",
+						 json_string_value(v));
+		}
+		else if (strcmp(key, "object_size") == 0)
+			s->w.object_size = (size_t)number_setting(v, key, 1, 64 << 20);
+		else if (strcmp(key, "concurrency") == 0)
+			s->w.concurrency = (int)number_setting(v, key, 1, 1024);
+		else if (strcmp(key, "duration_s") == 0)
+			s->w.duration_s = number_setting(v, key, 0.1, 3600);
+		else if (strcmp(key, "seed") == 0)
+			s->w.seed =
+				(uint64_t)number_setting(v, key, 0, 9007199254740992.0);
+		else if (strcmp(key, "apply_timeout_s") == 0)
+			s->apply_timeout_s = (int)number_setting(v, key, 1, 600);
+		/* other keys: study settings the worker may pass; ignored */
+	}
+	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	snprintf(s->w.prefix, sizeof(s->w.prefix), "tuner_ceph_%.40s_%d", host,
+			 (int)getpid());
+}
+
+/* The trial options: every key not starting with "_". */
+static int
+parse_options(json_t *in, trial_option *opts)
+{
+	const char *key;
+	json_t *v;
+	int n = 0;
+
+	json_object_foreach(in, key, v)
+	{
+		trial_option *o;
+
+		if (key[0] == '_')
+			continue;
+		if (n == MAX_OPTIONS)
+			die(EXIT_BADINPUT, "more than %d options", MAX_OPTIONS);
+		if (strlen(key) >= sizeof(o->name) ||
+			strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+				strlen(key))
+			die(EXIT_BADINPUT, "\"%s\" is not a Ceph option name", key);
+		o = &opts[n++];
+		memset(o, 0, sizeof(*o));
+		strcpy(o->name, key);
+		o->who = option_who(key);
+		if (json_is_integer(v))
+			snprintf(o->value, sizeof(o->value), "%lld",
+					 (long long)json_integer_value(v));
+		else if (json_is_real(v))
+		{
+			double x = json_real_value(v);
+
+			if (!isfinite(x))
+				die(EXIT_BADINPUT, "%s: value must be finite", key);
+			if (x == floor(x) && fabs(x) < 9e15)
+				snprintf(o->value, sizeof(o->value), "%.0f", x);
+			else
+				snprintf(o->value, sizeof(o->value), "%.17g", x);
+		}
+		else if (json_is_boolean(v))
+			snprintf(o->value, sizeof(o->value), "%s",
+					 json_is_true(v) ? "true" : "false");
+		else if (json_is_string(v) && json_string_length(v) < sizeof(o->value))
+			snprintf(o->value, sizeof(o->value), "%s", json_string_value(v));
+		else
+			die(EXIT_BADINPUT,
+				"%s: value must be a number, a boolean or a short string, got %s",
+				key, json_type_name(v));
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------------
+ * Restarting the OSDs through the cluster script
+ * ---------------------------------------------------------------------
+ */
+static void
+restart_osds(const settings *s)
+{
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die(EXIT_FAILED, "fork: %s", strerror(errno));
+	if (pid == 0)
+	{
+		/* the script's messages go to our stderr, never to stdout */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		setenv("TUNER_CEPH_DIR", s->cluster_dir, 1);
+		setenv("TUNER_CEPH_POOL", s->pool, 1);
+		execl("/bin/bash", "bash", s->cluster_script, "restart-osd", "all",
+			  (char *)NULL);
+		fprintf(stderr, "%s: exec %s: %s\n", progname, s->cluster_script,
+				strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die(EXIT_FAILED, "waitpid: %s", strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die(EXIT_FAILED, "%s restart-osd all failed (status %d)",
+			s->cluster_script, status);
+}
+
+/* ---------------------------------------------------------------------
+ * Applying a configuration
+ * ---------------------------------------------------------------------
+ */
+
+/* Marker: restart-only values changed and the OSDs have not restarted yet
+ * (a runner killed in between leaves it for the next one). */
+static void
+restart_marker(const settings *s, char *path)
+{
+	snprintf(path, PATH_MAX, "%.4000s.restart", s->state_file);
+}
+
+typedef struct
+{
+	char who[32];
+	char name[128];
+	char before[256];
+} watched;
+
+/*
+ * Remove the previous trial's values, set the new ones (opts may be empty:
+ * the defaults), restart the OSDs when a restart-only option changed its
+ * value in the configuration database.  Returns whether it restarted.
+ */
+static bool
+apply_config(rados_t c, const settings *s, trial_option *opts, int nopts)
+{
+	applied_option *prev;
+	int nprev, i, k, nwatch = 0;
+	watched *watch;
+	char err[1024], marker[PATH_MAX];
+	bool restart = false, pending;
+	struct stat st;
+
+	if (state_load(s->state_file, &prev, &nprev, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+	watch = calloc(nprev + nopts + 1, sizeof(watched));
+	/* The restart-only options whose value may change: their values
+	 * before, to compare with after. */
+	for (i = 0; i < nprev + nopts; i++)
+	{
+		const char *who = i < nprev ? prev[i].who : opts[i - nprev].who;
+		const char *name = i < nprev ? prev[i].name : opts[i - nprev].name;
+		opt_kind kind;
+
+		if (i < nprev)
+		{
+			if (option_classify(c, name, &kind, err, sizeof(err)) < 0)
+				die(EXIT_FAILED, "%s", err);
+		}
+		else
+			kind = opts[i - nprev].kind;
+		if (kind != OPT_RESTART || strcmp(who, "osd") != 0)
+			continue;
+		for (k = 0; k < nwatch; k++)
+			if (strcmp(watch[k].name, name) == 0)
+				break;
+		if (k < nwatch)
+			continue;
+		snprintf(watch[nwatch].who, sizeof(watch[nwatch].who), "%s", who);
+		snprintf(watch[nwatch].name, sizeof(watch[nwatch].name), "%s", name);
+		if (option_get_mon(c, who, name, watch[nwatch].before,
+						   sizeof(watch[nwatch].before), err, sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+		nwatch++;
+	}
+
+	/* From here until the OSDs restart, a runner that dies leaves the
+	 * marker for the next one: the OSDs may run with stale values. */
+	restart_marker(s, marker);
+	pending = stat(marker, &st) == 0;
+	if (nwatch > 0 && !pending)
+	{
+		FILE *f = fopen(marker, "w");
+
+		if (f == NULL || fclose(f) != 0)
+			die(EXIT_FAILED, "writing %s: %s", marker, strerror(errno));
+	}
+
+	for (i = 0; i < nprev; i++)
+		if (option_rm(c, prev[i].who, prev[i].name, err, sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+	if (state_clear(s->state_file, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+	free(prev);
+
+	for (i = 0; i < nopts; i++)
+	{
+		/* recorded first: a refused or interrupted set is still removed
+		 * by the next trial */
+		if (state_append(s->state_file, opts[i].who, opts[i].name, err,
+						 sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+		if (option_set(c, opts[i].who, opts[i].name, opts[i].value, err,
+					   sizeof(err)) < 0)
+		{
+			/* leave the configuration as it was before this trial */
+			apply_config(c, s, NULL, 0);
+			die(EXIT_FAILED, "Ceph refused the value: %s", err);
+		}
+	}
+	if (remove_cluster_written(c, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+
+	restart = pending;
+	for (k = 0; k < nwatch; k++)
+	{
+		char after[256];
+
+		if (option_get_mon(c, watch[k].who, watch[k].name, after,
+						   sizeof(after), err, sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+		if (strcmp(after, watch[k].before) != 0)
+			restart = true;
+	}
+	free(watch);
+	if (restart)
+		restart_osds(s);
+	unlink(marker);
+	if (restart)
+	{
+		/* the OSD start writes its mclock capacity benchmark result */
+		if (remove_cluster_written(c, err, sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+	}
+	return restart;
+}
+
+/*
+ * Read the running values back: every OSD must run with the monitor's
+ * (normalized) value; waits up to apply_timeout_s for the monitor to push
+ * runtime values.  The client's options are read from the benchmark's own
+ * librados handle, which fetched them when it connected.
+ */
+static void
+read_effective(rados_t admin, rados_t bench, const settings *s,
+			   trial_option *opts, int nopts, const int *osds, int nosds)
+{
+	char err[1024];
+	int i, k;
+
+	for (i = 0; i < nopts; i++)
+	{
+		trial_option *o = &opts[i];
+		char want[256], got[256];
+		time_t deadline = time(NULL) + s->apply_timeout_s;
+
+		if (strcmp(o->who, "client") == 0)
+		{
+			if (rados_conf_get(bench, o->name, o->effective,
+							   sizeof(o->effective)) < 0)
+				die(EXIT_FAILED, "reading the client's %s failed", o->name);
+			if (option_get_mon(admin, "client", o->name, want, sizeof(want),
+							   err, sizeof(err)) < 0)
+				die(EXIT_FAILED, "%s", err);
+			o->effective_ok = strcmp(want, o->effective) == 0;
+			continue;
+		}
+		if (option_get_mon(admin, o->who, o->name, want, sizeof(want), err,
+						   sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+		for (;;)
+		{
+			bool all = true;
+
+			for (k = 0; k < nosds; k++)
+			{
+				if (option_get_osd(admin, osds[k], o->name, got, sizeof(got),
+								   err, sizeof(err)) < 0)
+					die(EXIT_FAILED, "%s", err);
+				if (k == 0)
+					snprintf(o->effective, sizeof(o->effective), "%s", got);
+				if (strcmp(got, want) != 0)
+					all = false;
+			}
+			o->effective_ok = all;
+			if (all || time(NULL) >= deadline)
+				break;
+			usleep(200 * 1000);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Output
+ * ---------------------------------------------------------------------
+ */
+static void
+put_phase(strbuf *sb, const char *name, const phase_result *r)
+{
+	double mb =
+		r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : NAN;
+	double iops = r->seconds > 0 ? (double)r->ops / r->seconds : NAN;
+
+	sb_printf(sb, "\"%s_mbps\": ", name);
+	sb_json_number(sb, mb);
+	sb_printf(sb, ", \"%s_iops\": ", name);
+	sb_json_number(sb, iops);
+	sb_printf(sb, ", \"%s_lat_mean_ms\": ", name);
+	sb_json_number(sb, r->lat.mean_ms);
+	sb_printf(sb, ", \"%s_lat_p50_ms\": ", name);
+	sb_json_number(sb, r->lat.p50_ms);
+	sb_printf(sb, ", \"%s_lat_p99_ms\": ", name);
+	sb_json_number(sb, r->lat.p99_ms);
+	sb_printf(sb, ", \"%s_lat_max_ms\": ", name);
+	sb_json_number(sb, r->lat.max_ms);
+	sb_printf(sb, ", \"%s_ops\": %llu, \"%s_seconds\": ", name,
+			  (unsigned long long)r->ops, name);
+	sb_json_number(sb, r->seconds);
+	sb_append(sb, ", ");
+}
+
+static void
+usage(void)
+{
+	printf(
+		"usage: tuner_ceph [--reset] < config.json\n"
+		"  stdin: {\"option\": value, ..., \"_settings\": {...}}; see README.md\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	settings s;
+	json_t *in;
+	trial_option *opts = calloc(MAX_OPTIONS, sizeof(trial_option));
+	int nopts, i, nosds, osds[MAX_OSDS];
+	bool reset = false, restarted;
+	ceph_target t;
+	rados_t admin, bench;
+	rados_ioctx_t io;
+	char err[1024];
+	phase_result wr, sr, rr;
+	uint64_t nobjects = 0;
+	int failed = 0;
+	strbuf sb;
+	struct sigaction sa;
+
+	for (i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--reset") == 0)
+			reset = true;
+		else if (strcmp(argv[i], "--help") == 0)
+		{
+			usage();
+			return 0;
+		}
+		/* other arguments: a study's fixed arguments, ignored */
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	in = read_input();
+	parse_settings(in, &s);
+	nopts = reset ? 0 : parse_options(in, opts);
+
+	t.conf = s.conf;
+	t.keyring = s.keyring;
+	t.client_name = s.client_name;
+	t.timeout_s = s.timeout_s;
+	if (ceph_connect(&t, &admin, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+	admin_handle = admin;
+
+	/* Classify before changing anything: refuse unknown and
+	 * creation-time options. */
+	for (i = 0; i < nopts; i++)
+	{
+		if (option_classify(admin, opts[i].name, &opts[i].kind, err,
+							sizeof(err)) < 0)
+			die(EXIT_BADINPUT, "unknown option: %s", err);
+		if (opts[i].kind == OPT_CREATE)
+			die(EXIT_BADINPUT,
+				"%s is fixed when an OSD is created (Ceph flag \"create\"); "
+				"tuner_ceph refuses creation-time options rather than re-creating OSDs",
+				opts[i].name);
+	}
+
+	restarted = apply_config(admin, &s, opts, nopts);
+	if (reset)
+	{
+		printf("{\"reset\": true, \"restarted\": %s}\n",
+			   restarted ? "true" : "false");
+		shutdown_handles();
+		return 0;
+	}
+
+	nosds = ceph_osd_ids(admin, osds, MAX_OSDS);
+	if (nosds <= 0)
+		die(EXIT_FAILED, "the cluster has no OSDs (osd ls: %d)", nosds);
+	/* after config set: the benchmark client fetches the client options */
+	if (ceph_connect(&t, &bench, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+	bench_handle = bench;
+	read_effective(admin, bench, &s, opts, nopts, osds, nosds);
+
+	if (rados_ioctx_create(bench, s.pool, &io) < 0)
+		die(EXIT_FAILED, "pool %s: cannot open it", s.pool);
+	if (workload_write(io, &s.w, &wr, &nobjects, err, sizeof(err)) < 0 ||
+		workload_read(io, &s.w, false, nobjects, &sr, err, sizeof(err)) < 0 ||
+		workload_read(io, &s.w, true, nobjects, &rr, err, sizeof(err)) < 0)
+		failed = 1;
+	{
+		char rerr[1024];
+
+		if (workload_remove(io, &s.w, nobjects, rerr, sizeof(rerr)) < 0 &&
+			!failed)
+		{
+			snprintf(err, sizeof(err), "%s", rerr);
+			failed = 1;
+		}
+	}
+	rados_ioctx_destroy(io);
+	shutdown_handles();
+	if (workload_stop)
+		die(128 + workload_stop, "terminated by signal %d",
+			(int)workload_stop);
+	if (failed)
+		die(EXIT_FAILED, "%s", err);
+
+	sb_init(&sb);
+	sb_append(&sb, "{");
+	put_phase(&sb, "write", &wr);
+	put_phase(&sb, "seq_read", &sr);
+	put_phase(&sb, "rand_read", &rr);
+	sb_append(&sb, "\"_requested\": {");
+	for (i = 0; i < nopts; i++)
+	{
+		sb_append(&sb, i ? ", " : "");
+		sb_json_string(&sb, opts[i].name);
+		sb_append(&sb, ": ");
+		sb_json_string(&sb, opts[i].value);
+	}
+	sb_append(&sb, "}, \"_effective\": {");
+	for (i = 0; i < nopts; i++)
+	{
+		sb_append(&sb, i ? ", " : "");
+		sb_json_string(&sb, opts[i].name);
+		sb_append(&sb, ": ");
+		sb_json_string(&sb, opts[i].effective);
+	}
+	sb_append(&sb, "}, \"_diagnostics\": {\"restarted\": ");
+	sb_append(&sb, restarted ? "true" : "false");
+	sb_append(&sb, ", \"kind\": {");
+	for (i = 0; i < nopts; i++)
+	{
+		sb_append(&sb, i ? ", " : "");
+		sb_json_string(&sb, opts[i].name);
+		sb_append(&sb, ": ");
+		sb_json_string(&sb, opt_kind_name(opts[i].kind));
+	}
+	sb_append(&sb, "}, \"not_effective\": [");
+	for (i = 0, nosds = 0; i < nopts; i++)
+		if (!opts[i].effective_ok)
+		{
+			sb_append(&sb, nosds++ ? ", " : "");
+			sb_json_string(&sb, opts[i].name);
+		}
+	sb_printf(
+		&sb,
+		"], \"objects\": %llu, \"object_size\": %zu, \"concurrency\": %d, "
+		"\"duration_s\": ",
+		(unsigned long long)nobjects, s.w.object_size, s.w.concurrency);
+	sb_json_number(&sb, s.w.duration_s);
+	sb_append(&sb, "}}\n");
+	fputs(sb.data, stdout);
+	sb_free(&sb);
+	json_decref(in);
+	free(opts);
+	return 0;
+}
