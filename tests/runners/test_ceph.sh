@@ -154,5 +154,21 @@ check "the OSD is back to 3 messenger workers after --reset" test "$(thread_coun
 check "--reset leaves an empty configuration database" test "$(config_dump)" = 0
 check "the OSD is back to the default osd_max_write_size" test "$(osd_get osd_max_write_size)" = 90
 
+# --- --catalog: the live schema, the same as the committed catalog -------
+if "$RUNNER" --catalog >"$WORK/catalog.json" 2>"$WORK/err.txt"; then
+	ok "--catalog succeeds"
+else not_ok "--catalog succeeds" "$(cat "$WORK/err.txt")"; fi
+check "--catalog equals tests/ceph/catalog-16.2.json option by option" \
+	$PY - "$WORK/catalog.json" "$ROOT/tests/ceph/catalog-16.2.json" <<'EOF'
+import json, sys
+live, committed = (json.load(open(f)) for f in sys.argv[1:3])
+assert live["system"] == "ceph" and live["version"] == committed["version"], live["version"]
+assert live["count"] == len(live["options"]) == committed["count"], live["count"]
+want = {o["name"]: o for o in committed["options"]}
+for o in live["options"]:
+    assert want.pop(o["name"]) == o, o["name"]
+assert not want, sorted(want)[:5]
+EOF
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -17,6 +17,8 @@
  *
  *   tuner_ceph --reset   remove every value the runner set (restarting the
  *                        OSDs when needed): the default configuration.
+ *   tuner_ceph --catalog print the live cluster's option schema (an OSD's
+ *                        "config help"), the input of tuner.import_catalog.
  */
 #define _GNU_SOURCE
 #include "apply.h"
@@ -540,6 +542,68 @@ put_phase(strbuf *sb, const char *name, const phase_result *r)
 	sb_append(sb, ", ");
 }
 
+/*
+ * The option schema of the running cluster, as the first OSD knows it
+ * ("tell osd.N config help", one command), in the shape of
+ * tests/ceph/catalog-16.2.json: a header, then the options in the OSD's
+ * order.  The options are passed through as Ceph wrote them: one bound
+ * (rgw_rados_pool_recovery_priority's min, 2^64 - 10) does not fit a
+ * jansson integer, so the answer is parsed (integers as reals) only to
+ * check its shape and count the options.
+ */
+static void
+print_catalog(rados_t c)
+{
+	int osds[MAX_OSDS], nosds;
+	ceph_answer a, v;
+	json_t *help, *list, *ver;
+	const char *full, *open_br, *close_br;
+	char number[64] = "";
+	strbuf sb;
+
+	nosds = ceph_osd_ids(c, osds, MAX_OSDS);
+	if (nosds <= 0)
+		die(EXIT_FAILED, "the cluster has no OSDs (osd ls: %d)", nosds);
+	if (ceph_osd(
+			c, osds[0],
+			json_pack("{s:s, s:s}", "prefix", "config help", "format", "json"),
+			&a) < 0)
+		die(EXIT_FAILED, "tell osd.%d config help: %s", osds[0], ceph_why(&a));
+	help = json_loads(a.out, JSON_DECODE_INT_AS_REAL, NULL);
+	list = json_object_get(help, "options");
+	open_br = strchr(a.out, '[');
+	close_br = strrchr(a.out, ']');
+	if (!json_is_array(list) || json_array_size(list) == 0 ||
+		json_object_size(help) != 1 || open_br == NULL || close_br < open_br)
+		die(EXIT_FAILED, "tell osd.%d config help: no \"options\" array",
+			osds[0]);
+	if (ceph_mon(
+			c, json_pack("{s:s, s:s}", "prefix", "version", "format", "json"),
+			&v) < 0)
+		die(EXIT_FAILED, "version: %s", ceph_why(&v));
+	ver = ceph_answer_json(&v);
+	full = json_string_value(json_object_get(ver, "version"));
+	if (full)
+		sscanf(full, "ceph version %63s", number);
+	sb_init(&sb);
+	sb_append(&sb, "{\"system\": \"ceph\", \"version\": ");
+	sb_json_string(&sb, number);
+	sb_append(&sb, ", \"ceph_version\": ");
+	sb_json_string(&sb, full ? full : "");
+	sb_printf(&sb,
+			  ", \"source\": \"tell osd.%d config help -f json (tuner_ceph "
+			  "--catalog)\", \"count\": %zu,\n\"options\": ",
+			  osds[0], json_array_size(list));
+	sb_appendn(&sb, open_br, (size_t)(close_br - open_br) + 1);
+	sb_append(&sb, "}\n");
+	fputs(sb.data, stdout);
+	sb_free(&sb);
+	json_decref(ver);
+	json_decref(help);
+	ceph_answer_free(&v);
+	ceph_answer_free(&a);
+}
+
 static void
 usage(void)
 {
@@ -555,7 +619,7 @@ main(int argc, char **argv)
 	json_t *in;
 	trial_option *opts = calloc(MAX_OPTIONS, sizeof(trial_option));
 	int nopts, i, nosds, osds[MAX_OSDS];
-	bool reset = false, restarted;
+	bool reset = false, catalog = false, restarted;
 	ceph_target t;
 	rados_t admin, bench;
 	rados_ioctx_t io;
@@ -570,6 +634,8 @@ main(int argc, char **argv)
 	{
 		if (strcmp(argv[i], "--reset") == 0)
 			reset = true;
+		else if (strcmp(argv[i], "--catalog") == 0)
+			catalog = true;
 		else if (strcmp(argv[i], "--help") == 0)
 		{
 			usage();
@@ -583,7 +649,7 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
-	in = read_input();
+	in = catalog ? json_object() : read_input();
 	parse_settings(in, &s);
 	nopts = reset ? 0 : parse_options(in, opts);
 
@@ -594,6 +660,12 @@ main(int argc, char **argv)
 	if (ceph_connect(&t, &admin, err, sizeof(err)) < 0)
 		die(EXIT_FAILED, "%s", err);
 	admin_handle = admin;
+	if (catalog)
+	{
+		print_catalog(admin);
+		shutdown_handles();
+		return 0;
+	}
 
 	/* Classify before changing anything: refuse unknown and
 	 * creation-time options. */
