@@ -71,8 +71,8 @@ check "start prints the client conf and keyring paths" \
 check "start prints the keyring path" grep -qx "CEPH_KEYRING=$KEYRING" <<<"$start_out"
 check "cephx is required in ceph.conf" \
 	grep -qx 'auth_client_required = cephx' "$CONF"
-check "monitor listens on the non-default port" \
-	bash -c "ss -ltn | grep -q '127.0.0.1:$TUNER_CEPH_PORT '"
+check "the monitor is at 127.0.0.1 on the non-default port" bash -c \
+	"timeout 60 ceph --conf $CONF --keyring $KEYRING mon dump 2>/dev/null | grep -q 'v2:127.0.0.1:$TUNER_CEPH_PORT/0'"
 
 if [ -n "$(cluster_procs)" ]; then ok "the daemons run with this cluster's conf"; else
 	not_ok "the daemons run with this cluster's conf" "$(pgrep -af ceph-)"
