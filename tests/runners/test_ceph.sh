@@ -154,6 +154,40 @@ check "the OSD is back to 3 messenger workers after --reset" test "$(thread_coun
 check "--reset leaves an empty configuration database" test "$(config_dump)" = 0
 check "the OSD is back to the default osd_max_write_size" test "$(osd_get osd_max_write_size)" = 90
 
+# --- paired measurement: default and trial interleaved ------------------
+ptrial() { # ptrial REPEATS: a paired trial of a runtime option, 1 s phases
+	echo "{\"osd_client_message_size_cap\": 209715200, \"_settings\": {\"duration_s\": 1, \"object_size\": 65536, \"paired\": true, \"repeats\": $1}}" |
+		"$RUNNER" >"$WORK/out.json" 2>"$WORK/err.txt"
+}
+if ptrial 1; then ok "a paired trial succeeds"; else
+	not_ok "a paired trial succeeds" "$(cat "$WORK/err.txt")"
+fi
+check "one pair: each ratio is trial MiB/s over default MiB/s, 2 runs" \
+	$PY - "$WORK/out.json" <<'EOF'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert d["_diagnostics"]["runs"] == 2
+for p in ("write", "seq_read", "rand_read"):
+    assert d[p + "_mbps_default"] > 0 and d[p + "_iops_default"] > 0
+    want = d[p + "_mbps"] / d[p + "_mbps_default"]
+    assert abs(d[p + "_ratio"] - want) < 1e-9 * want, (p, d[p + "_ratio"], want)
+    assert d[p + "_ratio_cv"] is None  # one pair: no spread
+EOF
+if ptrial 2; then ok "a paired trial with 2 repeats succeeds"; else
+	not_ok "a paired trial with 2 repeats succeeds" "$(cat "$WORK/err.txt")"
+fi
+check "two pairs: 4 runs, finite ratios and their CV" \
+	$PY - "$WORK/out.json" <<'EOF'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert d["_diagnostics"]["runs"] == 4
+for p in ("write", "seq_read", "rand_read"):
+    assert d[p + "_ratio"] > 0 and math.isfinite(d[p + "_ratio"])
+    assert d[p + "_ratio_cv"] >= 0 and math.isfinite(d[p + "_ratio_cv"])
+EOF
+check "paired trials removed their objects" \
+	bash -c "[ -z \"\$(timeout 60 rados --conf $CONF --keyring $KEYRING -p tuner ls | grep '^tuner_ceph_')\" ]"
+
 # --- --catalog: the live schema, the same as the committed catalog -------
 if "$RUNNER" --catalog >"$WORK/catalog.json" 2>"$WORK/err.txt"; then
 	ok "--catalog succeeds"

@@ -57,6 +57,8 @@ typedef struct
 	workload_spec w;
 	int apply_timeout_s;
 	int timeout_s;
+	bool paired;
+	int repeats;
 } settings;
 
 typedef struct
@@ -182,6 +184,8 @@ parse_settings(json_t *in, settings *s)
 	s->w.seed = 1;
 	s->apply_timeout_s = 15;
 	s->timeout_s = 60;
+	s->paired = false;
+	s->repeats = 1;
 	if (js != NULL && !json_is_object(js))
 		die(EXIT_BADINPUT, "_settings must be an object, got %s",
 			json_type_name(js));
@@ -234,6 +238,14 @@ parse_settings(json_t *in, settings *s)
 		else if (strcmp(key, "seed") == 0)
 			s->w.seed =
 				(uint64_t)number_setting(v, key, 0, 9007199254740992.0);
+		else if (strcmp(key, "repeats") == 0)
+			s->repeats = (int)number_setting(v, key, 1, 16);
+		else if (strcmp(key, "paired") == 0)
+		{
+			if (!json_is_boolean(v))
+				die(EXIT_BADINPUT, "_settings.paired must be true or false");
+			s->paired = json_is_true(v);
+		}
 		else if (strcmp(key, "apply_timeout_s") == 0)
 			s->apply_timeout_s = (int)number_setting(v, key, 1, 600);
 		/* other keys: study settings the worker may pass; ignored */
@@ -517,29 +529,100 @@ read_effective(rados_t admin, rados_t bench, const settings *s,
  * Output
  * ---------------------------------------------------------------------
  */
-static void
-put_phase(strbuf *sb, const char *name, const phase_result *r)
-{
-	double mb =
-		r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : NAN;
-	double iops = r->seconds > 0 ? (double)r->ops / r->seconds : NAN;
+/* ---------------------------------------------------------------------
+ * Workload runs
+ * ---------------------------------------------------------------------
+ */
+#define N_PHASES 3
+#define N_VALUES 8
 
-	sb_printf(sb, "\"%s_mbps\": ", name);
-	sb_json_number(sb, mb);
-	sb_printf(sb, ", \"%s_iops\": ", name);
-	sb_json_number(sb, iops);
-	sb_printf(sb, ", \"%s_lat_mean_ms\": ", name);
-	sb_json_number(sb, r->lat.mean_ms);
-	sb_printf(sb, ", \"%s_lat_p50_ms\": ", name);
-	sb_json_number(sb, r->lat.p50_ms);
-	sb_printf(sb, ", \"%s_lat_p99_ms\": ", name);
-	sb_json_number(sb, r->lat.p99_ms);
-	sb_printf(sb, ", \"%s_lat_max_ms\": ", name);
-	sb_json_number(sb, r->lat.max_ms);
-	sb_printf(sb, ", \"%s_ops\": %llu, \"%s_seconds\": ", name,
-			  (unsigned long long)r->ops, name);
-	sb_json_number(sb, r->seconds);
-	sb_append(sb, ", ");
+static const char *const phase_names[N_PHASES] = {"write", "seq_read",
+												  "rand_read"};
+static const char *const value_names[N_VALUES] = {
+	"mbps",       "iops",       "lat_mean_ms", "lat_p50_ms",
+	"lat_p99_ms", "lat_max_ms", "ops",         "seconds"};
+
+typedef struct
+{
+	double v[N_PHASES][N_VALUES];
+	uint64_t objects;
+} run_metrics;
+
+static void
+phase_values(const phase_result *r, double *out)
+{
+	out[0] = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : NAN;
+	out[1] = r->seconds > 0 ? (double)r->ops / r->seconds : NAN;
+	out[2] = r->lat.mean_ms;
+	out[3] = r->lat.p50_ms;
+	out[4] = r->lat.p99_ms;
+	out[5] = r->lat.max_ms;
+	out[6] = (double)r->ops;
+	out[7] = r->seconds;
+}
+
+/*
+ * One run of the workload with whatever configuration is applied: a fresh
+ * benchmark handle (it fetches the client options set for this run), the
+ * three phases, then the removal of every object written.
+ */
+static void
+run_once(const ceph_target *t, const settings *s, rados_t admin,
+		 trial_option *opts, int nopts, bool read_back, const int *osds,
+		 int nosds, run_metrics *m)
+{
+	rados_t bench;
+	rados_ioctx_t io;
+	phase_result ph[N_PHASES];
+	char err[1024], rerr[1024];
+	int failed = 0, p;
+
+	if (ceph_connect(t, &bench, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+	bench_handle = bench;
+	if (read_back)
+		read_effective(admin, bench, s, opts, nopts, osds, nosds);
+	if (rados_ioctx_create(bench, s->pool, &io) < 0)
+		die(EXIT_FAILED, "pool %s: cannot open it", s->pool);
+	m->objects = 0;
+	if (workload_write(io, &s->w, &ph[0], &m->objects, err, sizeof(err)) < 0 ||
+		workload_read(io, &s->w, false, m->objects, &ph[1], err, sizeof(err)) <
+			0 ||
+		workload_read(io, &s->w, true, m->objects, &ph[2], err, sizeof(err)) <
+			0)
+		failed = 1;
+	if (workload_remove(io, &s->w, m->objects, rerr, sizeof(rerr)) < 0 &&
+		!failed)
+	{
+		snprintf(err, sizeof(err), "%s", rerr);
+		failed = 1;
+	}
+	rados_ioctx_destroy(io);
+	rados_shutdown(bench);
+	bench_handle = NULL;
+	if (workload_stop)
+		die(128 + workload_stop, "terminated by signal %d",
+			(int)workload_stop);
+	if (failed)
+		die(EXIT_FAILED, "%s", err);
+	for (p = 0; p < N_PHASES; p++)
+		phase_values(&ph[p], m->v[p]);
+}
+
+/* Mean over runs of one value, ignoring NaN; NaN when none. */
+static double
+mean_of(const run_metrics *runs, int n, int phase, int value)
+{
+	double sum = 0;
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (isfinite(runs[i].v[phase][value]))
+		{
+			sum += runs[i].v[phase][value];
+			k++;
+		}
+	return k ? sum / k : NAN;
 }
 
 /*
@@ -619,14 +702,14 @@ main(int argc, char **argv)
 	json_t *in;
 	trial_option *opts = calloc(MAX_OPTIONS, sizeof(trial_option));
 	int nopts, i, nosds, osds[MAX_OSDS];
-	bool reset = false, catalog = false, restarted;
+	bool reset = false, catalog = false, restarted = false;
 	ceph_target t;
-	rados_t admin, bench;
-	rados_ioctx_t io;
+	rados_t admin;
 	char err[1024];
-	phase_result wr, sr, rr;
-	uint64_t nobjects = 0;
-	int failed = 0;
+	run_metrics *trial_runs, *default_runs;
+	uint64_t nobjects;
+	int runs, r, p, v;
+	bool read_back_done = false;
 	strbuf sb;
 	struct sigaction sa;
 
@@ -681,9 +764,9 @@ main(int argc, char **argv)
 				opts[i].name);
 	}
 
-	restarted = apply_config(admin, &s, opts, nopts);
 	if (reset)
 	{
+		restarted = apply_config(admin, &s, NULL, 0);
 		printf("{\"reset\": true, \"restarted\": %s}\n",
 			   restarted ? "true" : "false");
 		shutdown_handles();
@@ -693,41 +776,81 @@ main(int argc, char **argv)
 	nosds = ceph_osd_ids(admin, osds, MAX_OSDS);
 	if (nosds <= 0)
 		die(EXIT_FAILED, "the cluster has no OSDs (osd ls: %d)", nosds);
-	/* after config set: the benchmark client fetches the client options */
-	if (ceph_connect(&t, &bench, err, sizeof(err)) < 0)
-		die(EXIT_FAILED, "%s", err);
-	bench_handle = bench;
-	read_effective(admin, bench, &s, opts, nopts, osds, nosds);
 
-	if (rados_ioctx_create(bench, s.pool, &io) < 0)
-		die(EXIT_FAILED, "pool %s: cannot open it", s.pool);
-	if (workload_write(io, &s.w, &wr, &nobjects, err, sizeof(err)) < 0 ||
-		workload_read(io, &s.w, false, nobjects, &sr, err, sizeof(err)) < 0 ||
-		workload_read(io, &s.w, true, nobjects, &rr, err, sizeof(err)) < 0)
-		failed = 1;
+	/*
+	 * Runs: the trial configuration "repeats" times; with "paired", each
+	 * repeat is a pair with the default configuration, the order
+	 * alternating (pair 1 default first, pair 2 trial first, ...).
+	 */
+	trial_runs = calloc(s.repeats, sizeof(run_metrics));
+	default_runs = calloc(s.repeats, sizeof(run_metrics));
+	runs = s.paired ? 2 * s.repeats : s.repeats;
+	for (r = 0; r < runs; r++)
 	{
-		char rerr[1024];
+		int pair = s.paired ? r / 2 : r;
+		bool is_trial = !s.paired || ((r % 2 == 1) != (pair % 2 == 1));
 
-		if (workload_remove(io, &s.w, nobjects, rerr, sizeof(rerr)) < 0 &&
-			!failed)
+		/* unpaired repeats keep the configuration applied once */
+		if (r == 0 || s.paired)
 		{
-			snprintf(err, sizeof(err), "%s", rerr);
-			failed = 1;
+			bool restart = is_trial ? apply_config(admin, &s, opts, nopts)
+									: apply_config(admin, &s, NULL, 0);
+
+			restarted = restarted || restart;
 		}
+		run_once(&t, &s, admin, opts, nopts, is_trial && !read_back_done, osds,
+				 nosds, is_trial ? &trial_runs[pair] : &default_runs[pair]);
+		if (is_trial)
+			read_back_done = true;
 	}
-	rados_ioctx_destroy(io);
 	shutdown_handles();
-	if (workload_stop)
-		die(128 + workload_stop, "terminated by signal %d",
-			(int)workload_stop);
-	if (failed)
-		die(EXIT_FAILED, "%s", err);
 
 	sb_init(&sb);
 	sb_append(&sb, "{");
-	put_phase(&sb, "write", &wr);
-	put_phase(&sb, "seq_read", &sr);
-	put_phase(&sb, "rand_read", &rr);
+	for (p = 0; p < N_PHASES; p++)
+		for (v = 0; v < N_VALUES; v++)
+		{
+			sb_printf(&sb, "\"%s_%s\": ", phase_names[p], value_names[v]);
+			sb_json_number(&sb, mean_of(trial_runs, s.repeats, p, v));
+			sb_append(&sb, ", ");
+		}
+	if (s.paired)
+	{
+		for (p = 0; p < N_PHASES; p++)
+		{
+			double logsum = 0, sum = 0, sumsq = 0, ratio;
+			int k = 0;
+
+			for (v = 0; v < 2; v++)
+			{
+				sb_printf(&sb, "\"%s_%s_default\": ", phase_names[p],
+						  value_names[v]);
+				sb_json_number(&sb, mean_of(default_runs, s.repeats, p, v));
+				sb_append(&sb, ", ");
+			}
+			for (r = 0; r < s.repeats; r++)
+			{
+				ratio = trial_runs[r].v[p][0] / default_runs[r].v[p][0];
+				if (!isfinite(ratio) || ratio <= 0)
+					continue;
+				logsum += log(ratio);
+				sum += ratio;
+				sumsq += ratio * ratio;
+				k++;
+			}
+			/* geometric mean of the per-pair ratios of MiB/s (= of IOPS) */
+			sb_printf(&sb, "\"%s_ratio\": ", phase_names[p]);
+			sb_json_number(&sb, k ? exp(logsum / k) : NAN);
+			/* their coefficient of variation (sample sd / mean) */
+			sb_printf(&sb, ", \"%s_ratio_cv\": ", phase_names[p]);
+			sb_json_number(
+				&sb, k > 1 ? sqrt(fmax(0, (sumsq - sum * sum / k) / (k - 1))) /
+								 (sum / k)
+						   : NAN);
+			sb_append(&sb, ", ");
+		}
+	}
+	nobjects = trial_runs[0].objects;
 	sb_append(&sb, "\"_requested\": {");
 	for (i = 0; i < nopts; i++)
 	{
@@ -761,16 +884,18 @@ main(int argc, char **argv)
 			sb_append(&sb, nosds++ ? ", " : "");
 			sb_json_string(&sb, opts[i].name);
 		}
-	sb_printf(
-		&sb,
-		"], \"objects\": %llu, \"object_size\": %zu, \"concurrency\": %d, "
-		"\"duration_s\": ",
-		(unsigned long long)nobjects, s.w.object_size, s.w.concurrency);
+	sb_printf(&sb,
+			  "], \"runs\": %d, \"objects\": %llu, \"object_size\": %zu, "
+			  "\"concurrency\": %d, \"duration_s\": ",
+			  runs, (unsigned long long)nobjects, s.w.object_size,
+			  s.w.concurrency);
 	sb_json_number(&sb, s.w.duration_s);
 	sb_append(&sb, "}}\n");
 	fputs(sb.data, stdout);
 	sb_free(&sb);
 	json_decref(in);
 	free(opts);
+	free(trial_runs);
+	free(default_runs);
 	return 0;
 }
