@@ -132,3 +132,21 @@ install-runner-fastquery: runner-fastquery
 
 clean-runner-fastquery:
 	$(MAKE) -C $(RUNNER_FASTQUERY_DIR) clean
+# The Ceph trial runner (a standalone program linked with librados):
+# built with the extension, installed into $(pg_config --bindir).
+RUNNER_CEPH_DIR = src/runners/ceph
+
+.PHONY: runner-ceph install-runner-ceph clean-runner-ceph
+
+all: runner-ceph
+install: install-runner-ceph
+clean: clean-runner-ceph
+
+runner-ceph:
+	$(MAKE) -C $(RUNNER_CEPH_DIR) PG_CONFIG=$(PG_CONFIG)
+
+install-runner-ceph: runner-ceph
+	$(MAKE) -C $(RUNNER_CEPH_DIR) install PG_CONFIG=$(PG_CONFIG)
+
+clean-runner-ceph:
+	$(MAKE) -C $(RUNNER_CEPH_DIR) clean

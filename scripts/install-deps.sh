@@ -31,6 +31,11 @@ PACKAGES=(
 	libhdf5-mpich-dev
 	hdf5-tools
 	python3-h5py
+	ceph-mon
+	ceph-mgr
+	ceph-osd
+	ceph-common
+	librados-dev
 )
 
 if [ "$(id -u)" -ne 0 ]; then

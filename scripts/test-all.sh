@@ -8,6 +8,8 @@
 #   runner-rocksdb  tests/runners/test_rocksdb.sh (tuner_rocksdb, real db_bench)
 #   runner-fastquery  tests/runners/test_fastquery.sh (tuner_fastquery, real
 #              MPICH ranks and parallel HDF5 files)
+#   ceph-cluster    tests/ceph/test_cluster.sh (a real throwaway Ceph cluster)
+#   runner-ceph     tests/runners/test_ceph.sh (tuner_ceph on such a cluster)
 #   install    make install
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
 #              crash/restart, pg_cron) in their own clusters, as postgres
@@ -101,6 +103,10 @@ suite unit make unittest
 suite runner-rocksdb bash tests/runners/test_rocksdb.sh
 # FastQuery workload program: MPICH + parallel HDF5, 2^20 particles (~1 min).
 suite runner-fastquery bash tests/runners/test_fastquery.sh
+# Ceph test cluster script: start/stop/purge/restart, cephx (~1 min).
+suite ceph-cluster bash tests/ceph/test_cluster.sh
+# Ceph runner: config set/readback, OSD restarts, refusals, workload (~2 min).
+suite runner-ceph bash tests/runners/test_ceph.sh
 if suite install make install; then
 	# TAP clusters of their own (PostgreSQL::Test::Cluster, run as postgres).
 	suite tap bash tests/tap.sh

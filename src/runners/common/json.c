@@ -1,11 +1,13 @@
 /*
- * json.c: JSON helpers for the RocksDB runner.
+ * json.c: JSON helpers shared by the trial runners under src/runners/.
  *
  * Parsing is jansson's; what is here is the type name for error messages
  * and a string buffer that writes escaped JSON strings and finite numbers.
  */
+#define _GNU_SOURCE /* program_invocation_short_name */
 #include "json.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@ xrealloc(void *ptr, size_t size)
 
 	if (r == NULL)
 	{
-		fprintf(stderr, "tuner_rocksdb: out of memory\n");
+		fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
 		exit(1);
 	}
 	return r;

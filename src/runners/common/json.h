@@ -1,11 +1,12 @@
 /*
- * json.h: JSON helpers for the RocksDB runner.
+ * json.h: JSON helpers shared by the trial runners under src/runners/.
  *
- * The runner reads its trial configuration as JSON and parses the
- * EVENT_LOG_v1 lines of RocksDB's LOG, which are JSON objects: both with
- * jansson (Debian's libjansson) rather than a parser of our own.  It writes
- * its metrics as one JSON object through a growable string buffer with
- * JSON string escaping.
+ * A runner reads its trial configuration as JSON (the RocksDB runner also
+ * parses the EVENT_LOG_v1 lines of RocksDB's LOG, the Ceph runner the
+ * answers of Ceph's commands) with jansson (Debian's libjansson) rather
+ * than a parser of our own.  It writes its metrics as one JSON object
+ * through a growable string buffer with JSON string escaping.  Each
+ * runner's Makefile compiles this code into its own program.
  */
 #ifndef TUNER_RUNNER_JSON_H
 #define TUNER_RUNNER_JSON_H

@@ -1,0 +1,312 @@
+/*
+ * apply.c: configuration through the monitor (see apply.h).
+ */
+#include "apply.h"
+#include "cephcmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * Ceph 16.2 marks these runtime-updatable, yet the OSD reads them only at
+ * start: the messenger's worker threads and BlueStore's cache sizing
+ * (without autotuning the cache is sized once at mount).
+ */
+static const char *const startup_only[] = {"ms_async_op_threads",
+										   "ms_async_max_op_threads",
+										   "bluestore_cache_size",
+										   "bluestore_cache_size_hdd",
+										   "bluestore_cache_size_ssd",
+										   "bluestore_cache_autotune",
+										   NULL};
+
+const char *
+opt_kind_name(opt_kind k)
+{
+	return k == OPT_RUNTIME   ? "runtime"
+		   : k == OPT_RESTART ? "restart"
+							  : "create";
+}
+
+const char *
+option_who(const char *name)
+{
+	if (strncmp(name, "objecter_", 9) == 0 || strncmp(name, "rados_", 6) == 0)
+		return "client";
+	return "osd";
+}
+
+static bool
+has_flag(json_t *help, const char *flag)
+{
+	json_t *flags = json_object_get(help, "flags"), *f;
+	size_t i;
+
+	json_array_foreach(flags, i, f)
+	{
+		if (json_is_string(f) && strcmp(json_string_value(f), flag) == 0)
+			return true;
+	}
+	return false;
+}
+
+int
+option_classify(rados_t c, const char *name, opt_kind *kind, char *err,
+				size_t errlen)
+{
+	ceph_answer a;
+	json_t *help;
+	int i;
+
+	if (ceph_mon(c,
+				 json_pack("{s:s, s:s, s:s}", "prefix", "config help", "key",
+						   name, "format", "json"),
+				 &a) < 0)
+	{
+		if (a.ret == -ENOENT)
+			snprintf(err, errlen, "Ceph has no option named \"%s\"", name);
+		else
+			snprintf(err, errlen, "config help %s: %s", name, ceph_why(&a));
+		ceph_answer_free(&a);
+		return -1;
+	}
+	help = ceph_answer_json(&a);
+	ceph_answer_free(&a);
+	if (!json_is_object(help))
+	{
+		snprintf(err, errlen, "config help %s: not a JSON object", name);
+		json_decref(help);
+		return -1;
+	}
+	if (has_flag(help, "create"))
+		*kind = OPT_CREATE;
+	else if (has_flag(help, "startup") ||
+			 json_is_false(json_object_get(help, "can_update_at_runtime")))
+		*kind = OPT_RESTART;
+	else
+		*kind = OPT_RUNTIME;
+	for (i = 0; startup_only[i]; i++)
+		if (*kind == OPT_RUNTIME && strcmp(name, startup_only[i]) == 0)
+			*kind = OPT_RESTART;
+	json_decref(help);
+	return 0;
+}
+
+int
+option_set(rados_t c, const char *who, const char *name, const char *value,
+		   char *err, size_t errlen)
+{
+	ceph_answer a;
+
+	if (ceph_mon(c,
+				 json_pack("{s:s, s:s, s:s, s:s}", "prefix", "config set",
+						   "who", who, "name", name, "value", value),
+				 &a) < 0)
+	{
+		snprintf(err, errlen, "config set %s %s %s: %s", who, name, value,
+				 ceph_why(&a));
+		ceph_answer_free(&a);
+		return -1;
+	}
+	ceph_answer_free(&a);
+	return 0;
+}
+
+int
+option_rm(rados_t c, const char *who, const char *name, char *err,
+		  size_t errlen)
+{
+	ceph_answer a;
+
+	if (ceph_mon(c,
+				 json_pack("{s:s, s:s, s:s}", "prefix", "config rm", "who",
+						   who, "name", name),
+				 &a) < 0)
+	{
+		snprintf(err, errlen, "config rm %s %s: %s", who, name, ceph_why(&a));
+		ceph_answer_free(&a);
+		return -1;
+	}
+	ceph_answer_free(&a);
+	return 0;
+}
+
+/* Copy the answer's text without the trailing newline. */
+static void
+copy_trimmed(char *out, size_t outlen, const char *s)
+{
+	size_t n;
+
+	snprintf(out, outlen, "%s", s);
+	n = strlen(out);
+	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+		out[--n] = '\0';
+}
+
+int
+option_get_mon(rados_t c, const char *who, const char *name, char *out,
+			   size_t outlen, char *err, size_t errlen)
+{
+	ceph_answer a;
+
+	if (ceph_mon(c,
+				 json_pack("{s:s, s:s, s:s}", "prefix", "config get", "who",
+						   who, "key", name),
+				 &a) < 0)
+	{
+		snprintf(err, errlen, "config get %s %s: %s", who, name, ceph_why(&a));
+		ceph_answer_free(&a);
+		return -1;
+	}
+	copy_trimmed(out, outlen, a.out);
+	ceph_answer_free(&a);
+	return 0;
+}
+
+int
+option_get_osd(rados_t c, int osd, const char *name, char *out, size_t outlen,
+			   char *err, size_t errlen)
+{
+	ceph_answer a;
+	json_t *j, *v;
+
+	if (ceph_osd(c, osd,
+				 json_pack("{s:s, s:s, s:s}", "prefix", "config get", "var",
+						   name, "format", "json"),
+				 &a) < 0)
+	{
+		snprintf(err, errlen, "tell osd.%d config get %s: %s", osd, name,
+				 ceph_why(&a));
+		ceph_answer_free(&a);
+		return -1;
+	}
+	j = ceph_answer_json(&a);
+	v = json_object_get(j, name);
+	if (!json_is_string(v))
+	{
+		snprintf(err, errlen,
+				 "tell osd.%d config get %s: unexpected answer %s", osd, name,
+				 a.out);
+		json_decref(j);
+		ceph_answer_free(&a);
+		return -1;
+	}
+	copy_trimmed(out, outlen, json_string_value(v));
+	json_decref(j);
+	ceph_answer_free(&a);
+	return 0;
+}
+
+int
+remove_cluster_written(rados_t c, char *err, size_t errlen)
+{
+	ceph_answer a;
+	json_t *dump, *o;
+	size_t i;
+	int removed = 0;
+
+	if (ceph_mon(
+			c,
+			json_pack("{s:s, s:s}", "prefix", "config dump", "format", "json"),
+			&a) < 0)
+	{
+		snprintf(err, errlen, "config dump: %s", ceph_why(&a));
+		ceph_answer_free(&a);
+		return -1;
+	}
+	dump = ceph_answer_json(&a);
+	ceph_answer_free(&a);
+	json_array_foreach(dump, i, o)
+	{
+		const char *section = json_string_value(json_object_get(o, "section"));
+		const char *name = json_string_value(json_object_get(o, "name"));
+
+		if (section && name &&
+			strncmp(name, "osd_mclock_max_capacity_iops", 28) == 0)
+		{
+			if (option_rm(c, section, name, err, errlen) < 0)
+			{
+				json_decref(dump);
+				return -1;
+			}
+			removed++;
+		}
+	}
+	json_decref(dump);
+	return removed;
+}
+
+int
+state_load(const char *path, applied_option **opts, int *n, char *err,
+		   size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	int cap = 0;
+
+	*opts = NULL;
+	*n = 0;
+	if (f == NULL)
+	{
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "reading %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f))
+	{
+		applied_option o;
+		int k;
+		bool dup = false;
+
+		if (sscanf(line, "%31s %127s", o.who, o.name) != 2)
+			continue;
+		for (k = 0; k < *n; k++)
+			if (strcmp((*opts)[k].who, o.who) == 0 &&
+				strcmp((*opts)[k].name, o.name) == 0)
+				dup = true;
+		if (dup)
+			continue;
+		if (*n == cap)
+		{
+			cap = cap ? 2 * cap : 16;
+			*opts = realloc(*opts, sizeof(applied_option) * cap);
+			if (*opts == NULL)
+			{
+				fprintf(stderr, "tuner_ceph: out of memory\n");
+				exit(1);
+			}
+		}
+		(*opts)[(*n)++] = o;
+	}
+	fclose(f);
+	return 0;
+}
+
+int
+state_append(const char *path, const char *who, const char *name, char *err,
+			 size_t errlen)
+{
+	FILE *f = fopen(path, "a");
+
+	if (f == NULL || fprintf(f, "%s %s\n", who, name) < 0 || fclose(f) != 0)
+	{
+		snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+state_clear(const char *path, char *err, size_t errlen)
+{
+	if (unlink(path) < 0 && errno != ENOENT)
+	{
+		snprintf(err, errlen, "removing %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,901 @@
+/*
+ * runner.c: tuner_ceph, the Ceph trial runner.
+ *
+ * Protocol (as tuner_rocksdb): the trial configuration arrives as one JSON
+ * object on stdin (Ceph option name -> number, string or boolean, plus an
+ * optional "_settings" object; other "_" keys are metadata); the metrics
+ * leave as one JSON object on stdout; exit 0 on success, 2 on invalid
+ * input (unknown option, creation-time option, bad settings), 1 on a
+ * failed trial (e.g. Ceph refused a value: its message is the last stderr
+ * line), 128+signal when terminated.
+ *
+ * One trial: remove the values of the previous trial (state file), set
+ * this trial's values with "config set", restart the OSDs through the
+ * cluster script when a restart-only option changed, read the running
+ * values back from every OSD, run the write / sequential read / random
+ * read phases through librados aio, remove the objects.
+ *
+ *   tuner_ceph --reset   remove every value the runner set (restarting the
+ *                        OSDs when needed): the default configuration.
+ *   tuner_ceph --catalog print the live cluster's option schema (an OSD's
+ *                        "config help"), the input of tuner.import_catalog.
+ */
+#define _GNU_SOURCE
+#include "apply.h"
+#include "cephcmd.h"
+#include "json.h"
+#include "workload.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_FAILED   1
+#define EXIT_BADINPUT 2
+#define MAX_STDIN     (1 << 20)
+#define MAX_OPTIONS   256
+#define MAX_OSDS      16
+
+typedef struct
+{
+	char cluster_dir[PATH_MAX];
+	char conf[PATH_MAX];
+	char keyring[PATH_MAX];
+	char client_name[64];
+	char pool[128];
+	char cluster_script[PATH_MAX];
+	char state_file[PATH_MAX];
+	workload_spec w;
+	int apply_timeout_s;
+	int timeout_s;
+	bool paired;
+	int repeats;
+} settings;
+
+typedef struct
+{
+	char name[128];
+	const char *who;
+	char value[256];
+	opt_kind kind;
+	char effective[256];
+	bool effective_ok;
+} trial_option;
+
+static const char *progname = "tuner_ceph";
+
+/* Connected handles, shut down before any exit: librados' threads must
+ * not run while the process exits. */
+static rados_t admin_handle, bench_handle;
+
+static void
+shutdown_handles(void)
+{
+	if (bench_handle)
+		rados_shutdown(bench_handle);
+	if (admin_handle)
+		rados_shutdown(admin_handle);
+	bench_handle = admin_handle = NULL;
+}
+
+static void die(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+static void
+die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	shutdown_handles();
+	exit(code);
+}
+
+static void
+on_signal(int sig)
+{
+	workload_stop = sig;
+}
+
+/* ---------------------------------------------------------------------
+ * Input
+ * ---------------------------------------------------------------------
+ */
+static json_t *
+read_input(void)
+{
+	static char buf[MAX_STDIN + 1];
+	size_t n = 0, r;
+	json_error_t jerr;
+	json_t *j;
+
+	while ((r = fread(buf + n, 1, MAX_STDIN - n, stdin)) > 0)
+		n += r;
+	if (n == MAX_STDIN)
+		die(EXIT_BADINPUT, "input larger than %d bytes", MAX_STDIN);
+	buf[n] = '\0';
+	if (strspn(buf, " \t\r\n") == n)
+		return json_object();
+	j = json_loads(buf, 0, &jerr);
+	if (j == NULL)
+		die(EXIT_BADINPUT, "input is not JSON: %s (line %d)", jerr.text,
+			jerr.line);
+	if (!json_is_object(j))
+		die(EXIT_BADINPUT, "input must be a JSON object, got %s",
+			json_type_name(j));
+	return j;
+}
+
+static void
+set_path(char *dst, const char *src, const char *key)
+{
+	if (strlen(src) >= PATH_MAX)
+		die(EXIT_BADINPUT, "_settings.%s is too long", key);
+	strcpy(dst, src);
+}
+
+static double
+number_setting(json_t *v, const char *key, double min, double max)
+{
+	double x;
+
+	if (!json_is_number(v))
+		die(EXIT_BADINPUT, "_settings.%s must be a number, got %s", key,
+			json_type_name(v));
+	x = json_number_value(v);
+	if (!isfinite(x) || x < min || x > max)
+		die(EXIT_BADINPUT, "_settings.%s must be in [%g, %g], got %g", key,
+			min, max, x);
+	return x;
+}
+
+static void
+parse_settings(json_t *in, settings *s)
+{
+	json_t *js = json_object_get(in, "_settings"), *v;
+	const char *key, *env = getenv("TUNER_CEPH_DIR");
+	char host[64];
+
+	memset(s, 0, sizeof(*s));
+	if (env && env[0])
+		set_path(s->cluster_dir, env, "cluster_dir");
+	else
+		snprintf(s->cluster_dir, PATH_MAX, "/var/tmp/tuner-ceph-%d",
+				 (int)getuid());
+	snprintf(s->client_name, sizeof(s->client_name), "client.admin");
+	snprintf(s->pool, sizeof(s->pool), "tuner");
+	s->w.object_size = 4 << 20;
+	s->w.concurrency = 16;
+	s->w.duration_s = 5;
+	s->w.seed = 1;
+	s->apply_timeout_s = 15;
+	s->timeout_s = 60;
+	s->paired = false;
+	s->repeats = 1;
+	if (js != NULL && !json_is_object(js))
+		die(EXIT_BADINPUT, "_settings must be an object, got %s",
+			json_type_name(js));
+	/* cluster_dir first: the other paths default to files in it */
+	if ((v = json_object_get(js, "cluster_dir")) != NULL)
+	{
+		if (!json_is_string(v))
+			die(EXIT_BADINPUT, "_settings.cluster_dir must be a string");
+		set_path(s->cluster_dir, json_string_value(v), "cluster_dir");
+	}
+	snprintf(s->conf, PATH_MAX, "%.4000s/ceph.conf", s->cluster_dir);
+	snprintf(s->keyring, PATH_MAX, "%.4000s/client.admin.keyring",
+			 s->cluster_dir);
+	snprintf(s->cluster_script, PATH_MAX, "%.4000s/cluster.sh",
+			 s->cluster_dir);
+	snprintf(s->state_file, PATH_MAX, "%.4000s/tuner_ceph.applied",
+			 s->cluster_dir);
+	json_object_foreach(js, key, v)
+	{
+		if (strcmp(key, "cluster_dir") == 0)
+			continue;
+		if (strcmp(key, "conf") == 0 || strcmp(key, "keyring") == 0 ||
+			strcmp(key, "cluster_script") == 0 ||
+			strcmp(key, "state_file") == 0 || strcmp(key, "pool") == 0 ||
+			strcmp(key, "client_name") == 0)
+		{
+			if (!json_is_string(v) || json_string_length(v) == 0)
+				die(EXIT_BADINPUT, "_settings.%s must be a non-empty string",
+					key);
+			if (strcmp(key, "conf") == 0)
+				set_path(s->conf, json_string_value(v), key);
+			else if (strcmp(key, "keyring") == 0)
+				set_path(s->keyring, json_string_value(v), key);
+			else if (strcmp(key, "cluster_script") == 0)
+				set_path(s->cluster_script, json_string_value(v), key);
+			else if (strcmp(key, "state_file") == 0)
+				set_path(s->state_file, json_string_value(v), key);
+			else if (strcmp(key, "pool") == 0)
+				snprintf(s->pool, sizeof(s->pool), "%s", json_string_value(v));
+			else
+				snprintf(s->client_name, sizeof(s->client_name), "%s",
+						 json_string_value(v));
+		}
+		else if (strcmp(key, "object_size") == 0)
+			s->w.object_size = (size_t)number_setting(v, key, 1, 64 << 20);
+		else if (strcmp(key, "concurrency") == 0)
+			s->w.concurrency = (int)number_setting(v, key, 1, 1024);
+		else if (strcmp(key, "duration_s") == 0)
+			s->w.duration_s = number_setting(v, key, 0.1, 3600);
+		else if (strcmp(key, "seed") == 0)
+			s->w.seed =
+				(uint64_t)number_setting(v, key, 0, 9007199254740992.0);
+		else if (strcmp(key, "repeats") == 0)
+			s->repeats = (int)number_setting(v, key, 1, 16);
+		else if (strcmp(key, "paired") == 0)
+		{
+			if (!json_is_boolean(v))
+				die(EXIT_BADINPUT, "_settings.paired must be true or false");
+			s->paired = json_is_true(v);
+		}
+		else if (strcmp(key, "apply_timeout_s") == 0)
+			s->apply_timeout_s = (int)number_setting(v, key, 1, 600);
+		/* other keys: study settings the worker may pass; ignored */
+	}
+	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	snprintf(s->w.prefix, sizeof(s->w.prefix), "tuner_ceph_%.40s_%d", host,
+			 (int)getpid());
+}
+
+/* The trial options: every key not starting with "_". */
+static int
+parse_options(json_t *in, trial_option *opts)
+{
+	const char *key;
+	json_t *v;
+	int n = 0;
+
+	json_object_foreach(in, key, v)
+	{
+		trial_option *o;
+
+		if (key[0] == '_')
+			continue;
+		if (n == MAX_OPTIONS)
+			die(EXIT_BADINPUT, "more than %d options", MAX_OPTIONS);
+		if (strlen(key) >= sizeof(o->name) ||
+			strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+				strlen(key))
+			die(EXIT_BADINPUT, "\"%s\" is not a Ceph option name", key);
+		o = &opts[n++];
+		memset(o, 0, sizeof(*o));
+		strcpy(o->name, key);
+		o->who = option_who(key);
+		if (json_is_integer(v))
+			snprintf(o->value, sizeof(o->value), "%lld",
+					 (long long)json_integer_value(v));
+		else if (json_is_real(v))
+		{
+			double x = json_real_value(v);
+
+			if (!isfinite(x))
+				die(EXIT_BADINPUT, "%s: value must be finite", key);
+			if (x == floor(x) && fabs(x) < 9e15)
+				snprintf(o->value, sizeof(o->value), "%.0f", x);
+			else
+				snprintf(o->value, sizeof(o->value), "%.17g", x);
+		}
+		else if (json_is_boolean(v))
+			snprintf(o->value, sizeof(o->value), "%s",
+					 json_is_true(v) ? "true" : "false");
+		else if (json_is_string(v) && json_string_length(v) < sizeof(o->value))
+			snprintf(o->value, sizeof(o->value), "%s", json_string_value(v));
+		else
+			die(EXIT_BADINPUT,
+				"%s: value must be a number, a boolean or a short string, got %s",
+				key, json_type_name(v));
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------------
+ * Restarting the OSDs through the cluster script
+ * ---------------------------------------------------------------------
+ */
+static void
+restart_osds(const settings *s)
+{
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die(EXIT_FAILED, "fork: %s", strerror(errno));
+	if (pid == 0)
+	{
+		/* the script's messages go to our stderr, never to stdout */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		setenv("TUNER_CEPH_DIR", s->cluster_dir, 1);
+		setenv("TUNER_CEPH_POOL", s->pool, 1);
+		execl("/bin/bash", "bash", s->cluster_script, "restart-osd", "all",
+			  (char *)NULL);
+		fprintf(stderr, "%s: exec %s: %s\n", progname, s->cluster_script,
+				strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die(EXIT_FAILED, "waitpid: %s", strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die(EXIT_FAILED, "%s restart-osd all failed (status %d)",
+			s->cluster_script, status);
+}
+
+/* ---------------------------------------------------------------------
+ * Applying a configuration
+ * ---------------------------------------------------------------------
+ */
+
+/* Marker: restart-only values changed and the OSDs have not restarted yet
+ * (a runner killed in between leaves it for the next one). */
+static void
+restart_marker(const settings *s, char *path)
+{
+	snprintf(path, PATH_MAX, "%.4000s.restart", s->state_file);
+}
+
+typedef struct
+{
+	char who[32];
+	char name[128];
+	char before[256];
+} watched;
+
+/*
+ * Remove the previous trial's values, set the new ones (opts may be empty:
+ * the defaults), restart the OSDs when a restart-only option changed its
+ * value in the configuration database.  Returns whether it restarted.
+ */
+static bool
+apply_config(rados_t c, const settings *s, trial_option *opts, int nopts)
+{
+	applied_option *prev;
+	int nprev, i, k, nwatch = 0;
+	watched *watch;
+	char err[1024], marker[PATH_MAX];
+	bool restart = false, pending;
+	struct stat st;
+
+	if (state_load(s->state_file, &prev, &nprev, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+	watch = calloc(nprev + nopts + 1, sizeof(watched));
+	/* The restart-only options whose value may change: their values
+	 * before, to compare with after. */
+	for (i = 0; i < nprev + nopts; i++)
+	{
+		const char *who = i < nprev ? prev[i].who : opts[i - nprev].who;
+		const char *name = i < nprev ? prev[i].name : opts[i - nprev].name;
+		opt_kind kind;
+
+		if (i < nprev)
+		{
+			if (option_classify(c, name, &kind, err, sizeof(err)) < 0)
+				die(EXIT_FAILED, "%s", err);
+		}
+		else
+			kind = opts[i - nprev].kind;
+		if (kind != OPT_RESTART || strcmp(who, "osd") != 0)
+			continue;
+		for (k = 0; k < nwatch; k++)
+			if (strcmp(watch[k].name, name) == 0)
+				break;
+		if (k < nwatch)
+			continue;
+		snprintf(watch[nwatch].who, sizeof(watch[nwatch].who), "%s", who);
+		snprintf(watch[nwatch].name, sizeof(watch[nwatch].name), "%s", name);
+		if (option_get_mon(c, who, name, watch[nwatch].before,
+						   sizeof(watch[nwatch].before), err, sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+		nwatch++;
+	}
+
+	/* From here until the OSDs restart, a runner that dies leaves the
+	 * marker for the next one: the OSDs may run with stale values. */
+	restart_marker(s, marker);
+	pending = stat(marker, &st) == 0;
+	if (nwatch > 0 && !pending)
+	{
+		FILE *f = fopen(marker, "w");
+
+		if (f == NULL || fclose(f) != 0)
+			die(EXIT_FAILED, "writing %s: %s", marker, strerror(errno));
+	}
+
+	for (i = 0; i < nprev; i++)
+		if (option_rm(c, prev[i].who, prev[i].name, err, sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+	if (state_clear(s->state_file, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+	free(prev);
+
+	for (i = 0; i < nopts; i++)
+	{
+		/* recorded first: a refused or interrupted set is still removed
+		 * by the next trial */
+		if (state_append(s->state_file, opts[i].who, opts[i].name, err,
+						 sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+		if (option_set(c, opts[i].who, opts[i].name, opts[i].value, err,
+					   sizeof(err)) < 0)
+		{
+			/* leave the configuration as it was before this trial */
+			apply_config(c, s, NULL, 0);
+			die(EXIT_FAILED, "Ceph refused the value: %s", err);
+		}
+	}
+	if (remove_cluster_written(c, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+
+	restart = pending;
+	for (k = 0; k < nwatch; k++)
+	{
+		char after[256];
+
+		if (option_get_mon(c, watch[k].who, watch[k].name, after,
+						   sizeof(after), err, sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+		if (strcmp(after, watch[k].before) != 0)
+			restart = true;
+	}
+	free(watch);
+	if (restart)
+		restart_osds(s);
+	unlink(marker);
+	if (restart)
+	{
+		/* the OSD start writes its mclock capacity benchmark result */
+		if (remove_cluster_written(c, err, sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+	}
+	return restart;
+}
+
+/*
+ * Read the running values back: every OSD must run with the monitor's
+ * (normalized) value; waits up to apply_timeout_s for the monitor to push
+ * runtime values.  The client's options are read from the benchmark's own
+ * librados handle, which fetched them when it connected.
+ */
+static void
+read_effective(rados_t admin, rados_t bench, const settings *s,
+			   trial_option *opts, int nopts, const int *osds, int nosds)
+{
+	char err[1024];
+	int i, k;
+
+	for (i = 0; i < nopts; i++)
+	{
+		trial_option *o = &opts[i];
+		char want[256], got[256];
+		time_t deadline = time(NULL) + s->apply_timeout_s;
+
+		if (strcmp(o->who, "client") == 0)
+		{
+			if (rados_conf_get(bench, o->name, o->effective,
+							   sizeof(o->effective)) < 0)
+				die(EXIT_FAILED, "reading the client's %s failed", o->name);
+			if (option_get_mon(admin, "client", o->name, want, sizeof(want),
+							   err, sizeof(err)) < 0)
+				die(EXIT_FAILED, "%s", err);
+			o->effective_ok = strcmp(want, o->effective) == 0;
+			continue;
+		}
+		if (option_get_mon(admin, o->who, o->name, want, sizeof(want), err,
+						   sizeof(err)) < 0)
+			die(EXIT_FAILED, "%s", err);
+		for (;;)
+		{
+			bool all = true;
+
+			for (k = 0; k < nosds; k++)
+			{
+				if (option_get_osd(admin, osds[k], o->name, got, sizeof(got),
+								   err, sizeof(err)) < 0)
+					die(EXIT_FAILED, "%s", err);
+				if (k == 0)
+					snprintf(o->effective, sizeof(o->effective), "%s", got);
+				if (strcmp(got, want) != 0)
+					all = false;
+			}
+			o->effective_ok = all;
+			if (all || time(NULL) >= deadline)
+				break;
+			usleep(200 * 1000);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Output
+ * ---------------------------------------------------------------------
+ */
+/* ---------------------------------------------------------------------
+ * Workload runs
+ * ---------------------------------------------------------------------
+ */
+#define N_PHASES 3
+#define N_VALUES 8
+
+static const char *const phase_names[N_PHASES] = {"write", "seq_read",
+												  "rand_read"};
+static const char *const value_names[N_VALUES] = {
+	"mbps",       "iops",       "lat_mean_ms", "lat_p50_ms",
+	"lat_p99_ms", "lat_max_ms", "ops",         "seconds"};
+
+typedef struct
+{
+	double v[N_PHASES][N_VALUES];
+	uint64_t objects;
+} run_metrics;
+
+static void
+phase_values(const phase_result *r, double *out)
+{
+	out[0] = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : NAN;
+	out[1] = r->seconds > 0 ? (double)r->ops / r->seconds : NAN;
+	out[2] = r->lat.mean_ms;
+	out[3] = r->lat.p50_ms;
+	out[4] = r->lat.p99_ms;
+	out[5] = r->lat.max_ms;
+	out[6] = (double)r->ops;
+	out[7] = r->seconds;
+}
+
+/*
+ * One run of the workload with whatever configuration is applied: a fresh
+ * benchmark handle (it fetches the client options set for this run), the
+ * three phases, then the removal of every object written.
+ */
+static void
+run_once(const ceph_target *t, const settings *s, rados_t admin,
+		 trial_option *opts, int nopts, bool read_back, const int *osds,
+		 int nosds, run_metrics *m)
+{
+	rados_t bench;
+	rados_ioctx_t io;
+	phase_result ph[N_PHASES];
+	char err[1024], rerr[1024];
+	int failed = 0, p;
+
+	if (ceph_connect(t, &bench, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+	bench_handle = bench;
+	if (read_back)
+		read_effective(admin, bench, s, opts, nopts, osds, nosds);
+	if (rados_ioctx_create(bench, s->pool, &io) < 0)
+		die(EXIT_FAILED, "pool %s: cannot open it", s->pool);
+	m->objects = 0;
+	if (workload_write(io, &s->w, &ph[0], &m->objects, err, sizeof(err)) < 0 ||
+		workload_read(io, &s->w, false, m->objects, &ph[1], err, sizeof(err)) <
+			0 ||
+		workload_read(io, &s->w, true, m->objects, &ph[2], err, sizeof(err)) <
+			0)
+		failed = 1;
+	if (workload_remove(io, &s->w, m->objects, rerr, sizeof(rerr)) < 0 &&
+		!failed)
+	{
+		snprintf(err, sizeof(err), "%s", rerr);
+		failed = 1;
+	}
+	rados_ioctx_destroy(io);
+	rados_shutdown(bench);
+	bench_handle = NULL;
+	if (workload_stop)
+		die(128 + workload_stop, "terminated by signal %d",
+			(int)workload_stop);
+	if (failed)
+		die(EXIT_FAILED, "%s", err);
+	for (p = 0; p < N_PHASES; p++)
+		phase_values(&ph[p], m->v[p]);
+}
+
+/* Mean over runs of one value, ignoring NaN; NaN when none. */
+static double
+mean_of(const run_metrics *runs, int n, int phase, int value)
+{
+	double sum = 0;
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (isfinite(runs[i].v[phase][value]))
+		{
+			sum += runs[i].v[phase][value];
+			k++;
+		}
+	return k ? sum / k : NAN;
+}
+
+/*
+ * The option schema of the running cluster, as the first OSD knows it
+ * ("tell osd.N config help", one command), in the shape of
+ * tests/ceph/catalog-16.2.json: a header, then the options in the OSD's
+ * order.  The options are passed through as Ceph wrote them: one bound
+ * (rgw_rados_pool_recovery_priority's min, 2^64 - 10) does not fit a
+ * jansson integer, so the answer is parsed (integers as reals) only to
+ * check its shape and count the options.
+ */
+static void
+print_catalog(rados_t c)
+{
+	int osds[MAX_OSDS], nosds;
+	ceph_answer a, v;
+	json_t *help, *list, *ver;
+	const char *full, *open_br, *close_br;
+	char number[64] = "";
+	strbuf sb;
+
+	nosds = ceph_osd_ids(c, osds, MAX_OSDS);
+	if (nosds <= 0)
+		die(EXIT_FAILED, "the cluster has no OSDs (osd ls: %d)", nosds);
+	if (ceph_osd(
+			c, osds[0],
+			json_pack("{s:s, s:s}", "prefix", "config help", "format", "json"),
+			&a) < 0)
+		die(EXIT_FAILED, "tell osd.%d config help: %s", osds[0], ceph_why(&a));
+	help = json_loads(a.out, JSON_DECODE_INT_AS_REAL, NULL);
+	list = json_object_get(help, "options");
+	open_br = strchr(a.out, '[');
+	close_br = strrchr(a.out, ']');
+	if (!json_is_array(list) || json_array_size(list) == 0 ||
+		json_object_size(help) != 1 || open_br == NULL || close_br < open_br)
+		die(EXIT_FAILED, "tell osd.%d config help: no \"options\" array",
+			osds[0]);
+	if (ceph_mon(
+			c, json_pack("{s:s, s:s}", "prefix", "version", "format", "json"),
+			&v) < 0)
+		die(EXIT_FAILED, "version: %s", ceph_why(&v));
+	ver = ceph_answer_json(&v);
+	full = json_string_value(json_object_get(ver, "version"));
+	if (full)
+		sscanf(full, "ceph version %63s", number);
+	sb_init(&sb);
+	sb_append(&sb, "{\"system\": \"ceph\", \"version\": ");
+	sb_json_string(&sb, number);
+	sb_append(&sb, ", \"ceph_version\": ");
+	sb_json_string(&sb, full ? full : "");
+	sb_printf(&sb,
+			  ", \"source\": \"tell osd.%d config help -f json (tuner_ceph "
+			  "--catalog)\", \"count\": %zu,\n\"options\": ",
+			  osds[0], json_array_size(list));
+	sb_appendn(&sb, open_br, (size_t)(close_br - open_br) + 1);
+	sb_append(&sb, "}\n");
+	fputs(sb.data, stdout);
+	sb_free(&sb);
+	json_decref(ver);
+	json_decref(help);
+	ceph_answer_free(&v);
+	ceph_answer_free(&a);
+}
+
+static void
+usage(void)
+{
+	printf(
+		"usage: tuner_ceph [--reset] < config.json\n"
+		"  stdin: {\"option\": value, ..., \"_settings\": {...}}; see README.md\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	settings s;
+	json_t *in;
+	trial_option *opts = calloc(MAX_OPTIONS, sizeof(trial_option));
+	int nopts, i, nosds, osds[MAX_OSDS];
+	bool reset = false, catalog = false, restarted = false;
+	ceph_target t;
+	rados_t admin;
+	char err[1024];
+	run_metrics *trial_runs, *default_runs;
+	uint64_t nobjects;
+	int runs, r, p, v;
+	bool read_back_done = false;
+	strbuf sb;
+	struct sigaction sa;
+
+	for (i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--reset") == 0)
+			reset = true;
+		else if (strcmp(argv[i], "--catalog") == 0)
+			catalog = true;
+		else if (strcmp(argv[i], "--help") == 0)
+		{
+			usage();
+			return 0;
+		}
+		/* other arguments: a study's fixed arguments, ignored */
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	in = catalog ? json_object() : read_input();
+	parse_settings(in, &s);
+	nopts = reset ? 0 : parse_options(in, opts);
+
+	t.conf = s.conf;
+	t.keyring = s.keyring;
+	t.client_name = s.client_name;
+	t.timeout_s = s.timeout_s;
+	if (ceph_connect(&t, &admin, err, sizeof(err)) < 0)
+		die(EXIT_FAILED, "%s", err);
+	admin_handle = admin;
+	if (catalog)
+	{
+		print_catalog(admin);
+		shutdown_handles();
+		return 0;
+	}
+
+	/* Classify before changing anything: refuse unknown and
+	 * creation-time options. */
+	for (i = 0; i < nopts; i++)
+	{
+		if (option_classify(admin, opts[i].name, &opts[i].kind, err,
+							sizeof(err)) < 0)
+			die(EXIT_BADINPUT, "unknown option: %s", err);
+		if (opts[i].kind == OPT_CREATE)
+			die(EXIT_BADINPUT,
+				"%s is fixed when an OSD is created (Ceph flag \"create\"); "
+				"tuner_ceph refuses creation-time options rather than re-creating OSDs",
+				opts[i].name);
+	}
+
+	if (reset)
+	{
+		restarted = apply_config(admin, &s, NULL, 0);
+		printf("{\"reset\": true, \"restarted\": %s}\n",
+			   restarted ? "true" : "false");
+		shutdown_handles();
+		return 0;
+	}
+
+	nosds = ceph_osd_ids(admin, osds, MAX_OSDS);
+	if (nosds <= 0)
+		die(EXIT_FAILED, "the cluster has no OSDs (osd ls: %d)", nosds);
+
+	/*
+	 * Runs: the trial configuration "repeats" times; with "paired", each
+	 * repeat is a pair with the default configuration, the order
+	 * alternating (pair 1 default first, pair 2 trial first, ...).
+	 */
+	trial_runs = calloc(s.repeats, sizeof(run_metrics));
+	default_runs = calloc(s.repeats, sizeof(run_metrics));
+	runs = s.paired ? 2 * s.repeats : s.repeats;
+	for (r = 0; r < runs; r++)
+	{
+		int pair = s.paired ? r / 2 : r;
+		bool is_trial = !s.paired || ((r % 2 == 1) != (pair % 2 == 1));
+
+		/* unpaired repeats keep the configuration applied once */
+		if (r == 0 || s.paired)
+		{
+			bool restart = is_trial ? apply_config(admin, &s, opts, nopts)
+									: apply_config(admin, &s, NULL, 0);
+
+			restarted = restarted || restart;
+		}
+		run_once(&t, &s, admin, opts, nopts, is_trial && !read_back_done, osds,
+				 nosds, is_trial ? &trial_runs[pair] : &default_runs[pair]);
+		if (is_trial)
+			read_back_done = true;
+	}
+	shutdown_handles();
+
+	sb_init(&sb);
+	sb_append(&sb, "{");
+	for (p = 0; p < N_PHASES; p++)
+		for (v = 0; v < N_VALUES; v++)
+		{
+			sb_printf(&sb, "\"%s_%s\": ", phase_names[p], value_names[v]);
+			sb_json_number(&sb, mean_of(trial_runs, s.repeats, p, v));
+			sb_append(&sb, ", ");
+		}
+	if (s.paired)
+	{
+		for (p = 0; p < N_PHASES; p++)
+		{
+			double logsum = 0, sum = 0, sumsq = 0, ratio;
+			int k = 0;
+
+			for (v = 0; v < 2; v++)
+			{
+				sb_printf(&sb, "\"%s_%s_default\": ", phase_names[p],
+						  value_names[v]);
+				sb_json_number(&sb, mean_of(default_runs, s.repeats, p, v));
+				sb_append(&sb, ", ");
+			}
+			for (r = 0; r < s.repeats; r++)
+			{
+				ratio = trial_runs[r].v[p][0] / default_runs[r].v[p][0];
+				if (!isfinite(ratio) || ratio <= 0)
+					continue;
+				logsum += log(ratio);
+				sum += ratio;
+				sumsq += ratio * ratio;
+				k++;
+			}
+			/* geometric mean of the per-pair ratios of MiB/s (= of IOPS) */
+			sb_printf(&sb, "\"%s_ratio\": ", phase_names[p]);
+			sb_json_number(&sb, k ? exp(logsum / k) : NAN);
+			/* their coefficient of variation (sample sd / mean) */
+			sb_printf(&sb, ", \"%s_ratio_cv\": ", phase_names[p]);
+			sb_json_number(
+				&sb, k > 1 ? sqrt(fmax(0, (sumsq - sum * sum / k) / (k - 1))) /
+								 (sum / k)
+						   : NAN);
+			sb_append(&sb, ", ");
+		}
+	}
+	nobjects = trial_runs[0].objects;
+	sb_append(&sb, "\"_requested\": {");
+	for (i = 0; i < nopts; i++)
+	{
+		sb_append(&sb, i ? ", " : "");
+		sb_json_string(&sb, opts[i].name);
+		sb_append(&sb, ": ");
+		sb_json_string(&sb, opts[i].value);
+	}
+	sb_append(&sb, "}, \"_effective\": {");
+	for (i = 0; i < nopts; i++)
+	{
+		sb_append(&sb, i ? ", " : "");
+		sb_json_string(&sb, opts[i].name);
+		sb_append(&sb, ": ");
+		sb_json_string(&sb, opts[i].effective);
+	}
+	sb_append(&sb, "}, \"_diagnostics\": {\"restarted\": ");
+	sb_append(&sb, restarted ? "true" : "false");
+	sb_append(&sb, ", \"kind\": {");
+	for (i = 0; i < nopts; i++)
+	{
+		sb_append(&sb, i ? ", " : "");
+		sb_json_string(&sb, opts[i].name);
+		sb_append(&sb, ": ");
+		sb_json_string(&sb, opt_kind_name(opts[i].kind));
+	}
+	sb_append(&sb, "}, \"not_effective\": [");
+	for (i = 0, nosds = 0; i < nopts; i++)
+		if (!opts[i].effective_ok)
+		{
+			sb_append(&sb, nosds++ ? ", " : "");
+			sb_json_string(&sb, opts[i].name);
+		}
+	sb_printf(&sb,
+			  "], \"runs\": %d, \"objects\": %llu, \"object_size\": %zu, "
+			  "\"concurrency\": %d, \"duration_s\": ",
+			  runs, (unsigned long long)nobjects, s.w.object_size,
+			  s.w.concurrency);
+	sb_json_number(&sb, s.w.duration_s);
+	sb_append(&sb, "}}\n");
+	fputs(sb.data, stdout);
+	sb_free(&sb);
+	json_decref(in);
+	free(opts);
+	free(trial_runs);
+	free(default_runs);
+	return 0;
+}
