@@ -25,6 +25,7 @@ CORE_OBJS = \
 	src/core/nlopt_guard.o \
 	src/core/suggest.o \
 	src/core/suggest_gp.o \
+	src/core/feasibility.o \
 	src/core/suggest_icm.o \
 	src/core/clusters.o \
 	src/core/suggest_cluster.o \

@@ -37,6 +37,7 @@ main(int argc, char **argv)
 		{"icm_joint", test_icm_joint},
 		{"lasso", test_lasso},
 		{"categorical", test_categorical},
+		{"feasibility", test_feasibility},
 	};
 	size_t		i;
 

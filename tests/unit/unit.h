@@ -54,5 +54,6 @@ void		test_icm_units(void);
 void		test_icm_joint(void);
 void		test_lasso(void);
 void		test_categorical(void);
+void		test_feasibility(void);
 
 #endif
