@@ -25,6 +25,7 @@ CORE_OBJS = \
 	src/core/nlopt_guard.o \
 	src/core/suggest.o \
 	src/core/suggest_gp.o \
+	src/core/feasibility.o \
 	src/core/suggest_icm.o \
 	src/core/clusters.o \
 	src/core/suggest_cluster.o \
@@ -46,6 +47,7 @@ PG_OBJS = \
 	src/pg/gp_glue.o \
 	src/pg/icm_glue.o \
 	src/pg/suggest_glue.o \
+	src/pg/feasibility_glue.o \
 	src/pg/clusters_glue.o \
 	src/pg/lasso_glue.o \
 	src/pg/runner_exec.o \
@@ -56,7 +58,7 @@ OBJS = $(CORE_OBJS) $(PG_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

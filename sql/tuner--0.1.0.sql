@@ -434,6 +434,12 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 warm_cluster_variance float8[] DEFAULT NULL,
 									 warm_cluster_noise float8[] DEFAULT NULL,
 									 warm_cluster_mean float8[] DEFAULT NULL,
+									 x_failed float8[] DEFAULT NULL,
+									 y_constraint float8[] DEFAULT NULL,
+									 constraint_bound float8[] DEFAULT NULL,
+									 linear_coef float8[] DEFAULT NULL,
+									 linear_rhs float8[] DEFAULT NULL,
+									 linear_strict bool[] DEFAULT NULL,
 									 OUT config float8[], OUT source text,
 									 OUT predicted_mean float8,
 									 OUT predicted_sd float8,
@@ -463,7 +469,17 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 OUT cluster_kronecker int[],
 									 OUT cluster_rank int[],
 									 OUT cluster_task_loadings float8[],
-									 OUT cluster_task_variance float8[])
+									 OUT cluster_task_variance float8[],
+									 OUT feasibility float8,
+									 OUT constraint_n int[],
+									 OUT constraint_lengthscales float8[],
+									 OUT constraint_outputscale float8[],
+									 OUT constraint_noise float8[],
+									 OUT constraint_mean float8[],
+									 OUT constraint_log_likelihood float8[],
+									 OUT constraint_y_mean float8[],
+									 OUT constraint_y_sd float8[],
+									 OUT constraint_bound_std float8[])
 RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_suggest_point'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -1021,6 +1037,13 @@ BEGIN
 		PERFORM tuner.add_parameter($2, p.name, 'int', low => p.low, high => p.high,
 									default_value => p.dflt, log_scale => p.log_scale);
 	END LOOP;
+	-- RocksDB's own orderings (its options sanitizer rewrites a
+	-- configuration that breaks them, so such a trial would not measure
+	-- what it says): L0 compaction <= slowdown <= stop triggers, and fewer
+	-- memtables merged than may exist.
+	PERFORM tuner.add_constraint($2, 'level0_file_num_compaction_trigger <= level0_slowdown_writes_trigger', 'preset');
+	PERFORM tuner.add_constraint($2, 'level0_slowdown_writes_trigger <= level0_stop_writes_trigger', 'preset');
+	PERFORM tuner.add_constraint($2, 'min_write_buffer_number_to_merge < max_write_buffer_number', 'preset');
 
 	-- The auxiliary metrics of the paper, and raw throughput; each with the
 	-- parameters that drive it most (our reading of RocksDB: flushes and
@@ -1679,7 +1702,8 @@ $$;
 CREATE FUNCTION tuner.add_metric(study text, name text,
 								 role text DEFAULT 'auxiliary',
 								 direction text DEFAULT NULL,
-								 unit text DEFAULT NULL)
+								 unit text DEFAULT NULL,
+								 bound float8 DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 AS $$
@@ -1690,6 +1714,7 @@ DECLARE
 	p_role text := $3;
 	p_direction text := $4;
 	p_unit text := $5;
+	p_bound float8 := $6;
 	v_id bigint;
 BEGIN
 	s := tuner._find_study($1);
@@ -1732,12 +1757,17 @@ BEGIN
 				  HINT = 'The objective''s direction is set by tuner.create_study().';
 	END IF;
 
-	INSERT INTO tuner.metric AS m (study_id, name, role, direction, unit)
-	VALUES (s.id, p_name, p_role, p_direction, p_unit)
+	PERFORM tuner._check_metric_bound(p_name, p_role, p_direction, p_bound);
+
+	INSERT INTO tuner.metric AS m (study_id, name, role, direction, unit, bound)
+	VALUES (s.id, p_name, p_role, p_direction, p_unit, p_bound)
 	ON CONFLICT (study_id, name) DO UPDATE
 	   SET role = EXCLUDED.role,
 		   direction = COALESCE(EXCLUDED.direction, m.direction),
-		   unit = COALESCE(EXCLUDED.unit, m.unit)
+		   unit = COALESCE(EXCLUDED.unit, m.unit),
+		   -- a bound belongs to a constraint: other roles drop it
+		   bound = CASE WHEN EXCLUDED.role = 'constraint'
+						THEN COALESCE(EXCLUDED.bound, m.bound) END
 	RETURNING m.id INTO v_id;
 	RETURN v_id;
 END;
@@ -2316,6 +2346,11 @@ DECLARE
 	v_wc_mean float8[] := '{}';
 	v_sapphire jsonb;
 	v_queued tuner.trial;
+	v_con_ids bigint[] := '{}';
+	v_con_names text[] := '{}';
+	v_con_signs float8[] := '{}';
+	v_con_bounds float8[] := '{}';
+	v_lin record;
 	p_study text := $1;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
@@ -2430,11 +2465,27 @@ BEGIN
 		  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
 		  JOIN tuner.metric m ON m.id = a.id;
 	END IF;
+	-- Outcome constraints (issue 10): each bounded constraint metric in
+	-- its <= form (a maximized one negated).
+	SELECT COALESCE(pg_catalog.array_agg(m.id ORDER BY m.id), '{}'),
+		   COALESCE(pg_catalog.array_agg(m.name ORDER BY m.id), '{}'),
+		   COALESCE(pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -1 ELSE 1 END ORDER BY m.id), '{}'),
+		   COALESCE(pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -m.bound ELSE m.bound END ORDER BY m.id), '{}')
+	  INTO v_con_ids, v_con_names, v_con_signs, v_con_bounds
+	  FROM tuner.metric m
+	 WHERE m.study_id = s.id AND m.role = 'constraint' AND m.bound IS NOT NULL;
+	SELECT * INTO v_lin FROM tuner._linear_constraints(s.id);
 	WITH p AS (
 		SELECT position, name, kind, choices
 		  FROM tuner.parameter WHERE study_id = s.id AND enabled
 	), native AS MATERIALIZED (
 		SELECT t.id, t.number, t.state, ob.value,
+			   CASE WHEN pg_catalog.cardinality(v_con_ids) > 0 AND t.state = 'complete' THEN ARRAY(
+					SELECT c.sign * cx.value
+					  FROM ROWS FROM (pg_catalog.unnest(v_con_ids), pg_catalog.unnest(v_con_signs)) WITH ORDINALITY AS c(id, sign, k)
+					  LEFT JOIN tuner.observation cx
+						ON cx.trial_id = t.id AND cx.metric_id = c.id
+					 ORDER BY c.k) END AS cons,
 			   CASE WHEN pg_catalog.cardinality(v_aux_ids) > 0 AND t.state = 'complete' THEN ARRAY(
 					SELECT ax.value
 					  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
@@ -2463,7 +2514,10 @@ BEGIN
 		   pg_catalog.array_agg(v_sign * n.value ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS y_observed,
 		   pg_catalog.array_agg(n.aux ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL AND n.aux IS NOT NULL) AS y_aux,
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS x_pending,
-		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('failed', 'interrupted')
+		   pg_catalog.array_agg(n.cons ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL AND n.cons IS NOT NULL) AS y_constraint,
+		   -- failed trials feed the feasibility model (src/core/feasibility.h)
+		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'failed') AS x_failed,
+		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'interrupted'
 																 OR (n.state = 'complete' AND n.value IS NULL)) AS x_other,
 		   pg_catalog.count(*) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS n_observed,
 		   -- the trials behind each array, for tuner.replay_suggestion
@@ -2509,6 +2563,22 @@ BEGIN
 							THEN h.n_observed + 1 ELSE 1 END;
 	END IF;
 
+	-- A constraint metric no trial reported cannot be modelled or met.
+	IF pg_catalog.cardinality(v_con_ids) > 0 AND h.n_observed >= v_n_initial THEN
+		FOR c IN 1 .. pg_catalog.cardinality(v_con_ids)
+		LOOP
+			IF NOT EXISTS (SELECT 1 FROM tuner.observation ob
+							 JOIN tuner.trial t ON t.id = ob.trial_id
+							WHERE ob.metric_id = v_con_ids[c] AND t.state = 'complete') THEN
+				RAISE EXCEPTION 'constraint metric "%" of study "%" was never reported', v_con_names[c], s.name
+					USING ERRCODE = 'object_not_in_prerequisite_state',
+						  DETAIL = pg_catalog.format('%s complete trials reported the objective, none of them "%s".',
+													 h.n_observed, v_con_names[c]),
+						  HINT = 'Report it with each trial''s metrics, or declare it ''auxiliary'' to drop the constraint.';
+			END IF;
+		END LOOP;
+	END IF;
+
 	-- clustered-icm: each cluster starts from its latest fit (same metric,
 	-- same parameters), rows padded to 2 tasks and rank 2.
 	IF v_algorithm = 'clustered-icm' THEN
@@ -2551,7 +2621,11 @@ BEGIN
 							  v_cluster_members, v_cluster_metric,
 							  CASE WHEN h.y_aux IS NOT NULL THEN v_aux_weights END,
 							  v_wc_tasks, v_wc_rank, v_wc_ls, v_wc_w, v_wc_v,
-							  v_wc_noise, v_wc_mean);
+							  v_wc_noise, v_wc_mean,
+							  h.x_failed,
+							  CASE WHEN pg_catalog.cardinality(v_con_ids) > 0 THEN h.y_constraint END,
+							  CASE WHEN pg_catalog.cardinality(v_con_ids) > 0 THEN v_con_bounds END,
+							  v_lin.lin_coef, v_lin.lin_rhs, v_lin.lin_strict);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])
@@ -2674,6 +2748,25 @@ BEGIN
 				r.task_loadings, r.task_variance, r.task_covariance,
 				r.task_correlation, r.task_noise, r.task_mean, r.kronecker,
 				r.fit_ms, sp.names);
+	END IF;
+	-- the feasibility model and each constraint's, when fitted (issue 10)
+	IF r.source = 'model' AND r.constraint_n IS NOT NULL THEN
+		INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales,
+								 outputscale, noise, mean, log_likelihood,
+								 tasks, parameters, outcome_mean, outcome_sd,
+								 bound, constraint_metric)
+		SELECT s.id, v_trial, CASE WHEN c = 1 THEN 'feasibility' ELSE 'constraint' END,
+			   r.constraint_n[c],
+			   ARRAY(SELECT r.constraint_lengthscales[c][j]
+					   FROM pg_catalog.generate_series(1, d) AS j ORDER BY j),
+			   r.constraint_outputscale[c], r.constraint_noise[c],
+			   r.constraint_mean[c], r.constraint_log_likelihood[c],
+			   CASE WHEN c > 1 THEN ARRAY[v_con_names[c - 1]] END, sp.names,
+			   r.constraint_y_mean[c], r.constraint_y_sd[c],
+			   r.constraint_bound_std[c],
+			   CASE WHEN c > 1 THEN v_con_names[c - 1] END
+		  FROM pg_catalog.generate_series(1, pg_catalog.cardinality(r.constraint_n)) AS c
+		 WHERE r.constraint_n[c] > 0;
 	END IF;
 
 	RETURN pg_catalog.jsonb_build_object('trial', v_trial, 'params', v_params);
@@ -2820,6 +2913,8 @@ BEGIN
 	  JOIN tuner.observation ob ON ob.trial_id = t.id
 	  JOIN tuner.metric m ON m.id = ob.metric_id
 	 WHERE t.study_id = s.id AND t.state = 'complete' AND m.name = s.objective
+	   -- only a trial that met every outcome constraint (issue 10)
+	   AND tuner._trial_meets_constraints(t.id) IS NOT FALSE
 	 ORDER BY CASE s.direction WHEN 'minimize' THEN ob.value ELSE -ob.value END,
 			  t.number
 	 LIMIT 1;
@@ -5683,6 +5778,13 @@ DECLARE
 	v_y_observed float8[];
 	v_y_aux float8[];
 	v_params jsonb;
+	v_failed bigint[];
+	v_other bigint[];
+	v_con_ids bigint[];
+	v_con_signs float8[];
+	v_con_bounds float8[];
+	v_y_constraint float8[];
+	v_lin record;
 	p_trial bigint := $1;
 BEGIN
 	PERFORM tuner._not_null(p_trial, 'trial');
@@ -5736,11 +5838,35 @@ BEGIN
 	IF g.warm_model IS NOT NULL THEN
 		SELECT * INTO w FROM tuner.model m WHERE m.id = g.warm_model;
 	END IF;
+	-- As suggest_next: failed trials feed the feasibility model, the other
+	-- unobserved ones are only kept from being suggested again; bounded
+	-- constraint metrics and parameter constraints as the study has them.
+	SELECT pg_catalog.array_agg(o.id ORDER BY o.k) FILTER (WHERE x.state = 'failed'),
+		   pg_catalog.array_agg(o.id ORDER BY o.k) FILTER (WHERE x.state <> 'failed')
+	  INTO v_failed, v_other
+	  FROM pg_catalog.unnest(g.other) WITH ORDINALITY AS o(id, k)
+	  JOIN tuner.trial x ON x.id = o.id;
+	SELECT pg_catalog.array_agg(m.id ORDER BY m.id),
+		   pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -1 ELSE 1 END ORDER BY m.id),
+		   pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -m.bound ELSE m.bound END ORDER BY m.id)
+	  INTO v_con_ids, v_con_signs, v_con_bounds
+	  FROM tuner.metric m
+	 WHERE m.study_id = t.study_id AND m.role = 'constraint' AND m.bound IS NOT NULL;
+	IF v_con_ids IS NOT NULL THEN
+		SELECT pg_catalog.array_agg(ARRAY(
+					SELECT c.sign * cx.value
+					  FROM ROWS FROM (pg_catalog.unnest(v_con_ids), pg_catalog.unnest(v_con_signs)) WITH ORDINALITY AS c(id, sign, j)
+					  LEFT JOIN tuner.observation cx ON cx.trial_id = o.id AND cx.metric_id = c.id
+					 ORDER BY c.j) ORDER BY o.k)
+		  INTO v_y_constraint
+		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k);
+	END IF;
+	SELECT * INTO v_lin FROM tuner._linear_constraints(t.study_id);
 
 	r := tuner._suggest_point(g.kinds, g.lows, g.highs, g.log_scales, g.n_choices,
 							  v_x_observed, v_y_observed,
 							  tuner._native_rows(t.study_id, g.pending, g.parameters),
-							  tuner._native_rows(t.study_id, g.other, g.parameters),
+							  tuner._native_rows(t.study_id, v_other, g.parameters),
 							  g.n_initial, g.design_index, g.seed, g.design_seed,
 							  w.lengthscales, w.outputscale, w.noise, w.mean,
 							  g.algorithm, v_y_aux, g.icm_rank,
@@ -5750,7 +5876,10 @@ BEGIN
 							  g.warm_cluster_tasks, g.warm_cluster_rank,
 							  g.warm_cluster_lengthscales, g.warm_cluster_loadings,
 							  g.warm_cluster_variance, g.warm_cluster_noise,
-							  g.warm_cluster_mean);
+							  g.warm_cluster_mean,
+							  tuner._native_rows(t.study_id, v_failed, g.parameters),
+							  v_y_constraint, v_con_bounds,
+							  v_lin.lin_coef, v_lin.lin_rhs, v_lin.lin_strict);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[n.j])
@@ -6358,3 +6487,479 @@ $$;
 
 COMMENT ON FUNCTION tuner.plot(text, text, jsonb) IS
 	'A study drawn as standalone SVG: convergence, importance, slice, pareto or task_correlation';
+
+-------------------------------------------------------------------------------
+-- Failures and constraints the optimizer learns from (issue 10): failed
+-- trials feed a feasibility model, constraint metrics with a bound get a
+-- model each, the acquisition is constrained EI (src/core/feasibility.h),
+-- and known-invalid parameter combinations are never suggested.
+-------------------------------------------------------------------------------
+
+ALTER TABLE tuner.metric ADD COLUMN bound float8
+	CHECK (bound <> 'NaN' AND bound > '-Infinity' AND bound < 'Infinity');
+
+COMMENT ON COLUMN tuner.metric.bound IS
+	'role constraint: a trial meets it when the metric is <= bound (direction minimize) or >= bound (maximize); NULL = recorded only, not enforced';
+
+ALTER TABLE tuner.model DROP CONSTRAINT model_kind_check;
+ALTER TABLE tuner.model ADD CONSTRAINT model_kind_check
+	CHECK (kind IN ('gp', 'icm', 'cluster', 'feasibility', 'constraint'));
+ALTER TABLE tuner.model ADD COLUMN outcome_mean float8,
+	ADD COLUMN outcome_sd float8, ADD COLUMN bound float8,
+	ADD COLUMN constraint_metric text;
+
+COMMENT ON COLUMN tuner.model.outcome_mean IS
+	'kinds feasibility and constraint: the GP models (outcome - outcome_mean) / outcome_sd; the outcome is 1 for a failed trial and 0 for one that ran, or the constraint metric (negated for a >= constraint)';
+COMMENT ON COLUMN tuner.model.bound IS
+	'kinds feasibility and constraint: the standardized bound; P(feasible) = Phi((bound - mean) / sd) of the latent GP';
+COMMENT ON COLUMN tuner.model.constraint_metric IS
+	'kind constraint: the constraint metric this model predicts';
+
+-- Known-invalid parameter combinations: sum of coefficients[name] * value
+-- <= rhs (< rhs when strict), over native values.
+CREATE TABLE tuner.parameter_constraint (
+	id			bigserial PRIMARY KEY,
+	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
+	expression	text NOT NULL,
+	coefficients jsonb NOT NULL CHECK (jsonb_typeof(coefficients) = 'object'),
+	strict		bool NOT NULL,
+	rhs			float8 NOT NULL,
+	source		text NOT NULL DEFAULT 'user' CHECK (source IN ('user', 'preset')),
+	UNIQUE (study_id, expression)
+);
+
+COMMENT ON TABLE tuner.parameter_constraint IS
+	'Parameter combinations never suggested: sum(coefficients[p] * p) <= rhs (< rhs when strict), from tuner.add_constraint';
+
+SELECT pg_catalog.pg_extension_config_dump('tuner.parameter_constraint', '');
+SELECT pg_catalog.pg_extension_config_dump('tuner.parameter_constraint_id_seq', '');
+
+-- The checks of a constraint metric's bound (tuner.add_metric).
+CREATE FUNCTION tuner._check_metric_bound(name text, role text,
+										  direction text, bound float8)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+	IF bound IS NULL THEN
+		RETURN;
+	END IF;
+	IF bound = 'NaN'::float8 OR bound IN ('Infinity'::float8, '-Infinity'::float8) THEN
+		RAISE EXCEPTION 'the bound of metric "%" must be a finite number', name
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', bound);
+	END IF;
+	IF role <> 'constraint' THEN
+		RAISE EXCEPTION 'only a constraint metric has a bound'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Metric "%s" has role %s.', name, role),
+				  HINT = 'Declare it with role => ''constraint''.';
+	END IF;
+	IF direction IS NULL THEN
+		RAISE EXCEPTION 'constraint metric "%" needs a direction for its bound', name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'direction => ''minimize'' means value <= bound, ''maximize'' value >= bound.';
+	END IF;
+END;
+$$;
+
+-- Did a complete trial meet every bounded constraint of its study?  NULL
+-- when the study has none or the trial is not complete; a constraint
+-- metric the trial did not report is not met.
+CREATE FUNCTION tuner._trial_meets_constraints(trial bigint)
+RETURNS bool
+LANGUAGE sql STABLE
+AS $$
+SELECT pg_catalog.bool_and(ob.value IS NOT NULL AND
+		CASE m.direction WHEN 'maximize' THEN ob.value >= m.bound ELSE ob.value <= m.bound END)
+  FROM tuner.trial t
+  JOIN tuner.metric m ON m.study_id = t.study_id AND m.role = 'constraint' AND m.bound IS NOT NULL
+  LEFT JOIN tuner.observation ob ON ob.trial_id = t.id AND ob.metric_id = m.id
+ WHERE t.id = $1 AND t.state = 'complete';
+$$;
+
+-- tuner.trials with whether each trial met the outcome constraints.
+CREATE OR REPLACE VIEW tuner.trials AS
+SELECT s.name AS study,
+	   t.id AS trial,
+	   t.number,
+	   t.state,
+	   t.config AS params,
+	   o.value,
+	   COALESCE(o.metrics, '{}'::jsonb) AS metrics,
+	   t.source,
+	   t.predicted_mean,
+	   t.predicted_sd,
+	   t.acquisition,
+	   t.seed,
+	   t.worker,
+	   t.error,
+	   t.created_at,
+	   t.started_at,
+	   t.finished_at,
+	   t.details,
+	   tuner._trial_meets_constraints(t.id) AS constraints_met
+  FROM tuner.trial t
+  JOIN tuner.study s ON s.id = t.study_id
+  LEFT JOIN LATERAL (
+	SELECT pg_catalog.jsonb_object_agg(m.name, ob.value) AS metrics,
+		   pg_catalog.max(ob.value) FILTER (WHERE m.name = s.objective) AS value
+	  FROM tuner.observation ob
+	  JOIN tuner.metric m ON m.id = ob.metric_id
+	 WHERE ob.trial_id = t.id
+  ) o ON true;
+
+COMMENT ON COLUMN tuner.trials.constraints_met IS
+	'Complete trials of a study with bounded constraint metrics: false when the trial broke one (or did not report it); NULL otherwise';
+
+-- The study's parameter constraints as the rows suggest works with: one row
+-- of coefficients per constraint over the enabled parameters in position
+-- order, a disabled parameter's default moved to the right-hand side.
+CREATE FUNCTION tuner._linear_constraints(study_id bigint,
+										  OUT lin_coef float8[],
+										  OUT lin_rhs float8[],
+										  OUT lin_strict bool[])
+LANGUAGE sql STABLE
+AS $$
+SELECT pg_catalog.array_agg(ARRAY(
+			SELECT COALESCE((pc.coefficients ->> p.name)::float8, 0)
+			  FROM tuner.parameter p
+			 WHERE p.study_id = pc.study_id AND p.enabled
+			 ORDER BY p.position) ORDER BY pc.id),
+	   pg_catalog.array_agg(pc.rhs - COALESCE((
+			SELECT pg_catalog.sum((pc.coefficients ->> p.name)::float8 * (p.default_value #>> '{}')::float8)
+			  FROM tuner.parameter p
+			 WHERE p.study_id = pc.study_id AND NOT p.enabled
+			   AND pc.coefficients ? p.name), 0) ORDER BY pc.id),
+	   pg_catalog.array_agg(pc.strict ORDER BY pc.id)
+  FROM tuner.parameter_constraint pc
+ WHERE pc.study_id = $1;
+$$;
+
+-- Parse one side of a parameter constraint: terms "name", "number",
+-- "number * name" or "number name", joined by + and -, into coefficients
+-- (jsonb) and a constant.
+CREATE FUNCTION tuner._parse_linear_side(side text, expression text,
+										 OUT coefficients jsonb, OUT constant float8)
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	v_text text := pg_catalog.regexp_replace(side, '\s+', '', 'g');
+	m text[];
+	v_sign float8;
+	v_coef float8;
+BEGIN
+	coefficients := '{}';
+	constant := 0;
+	IF v_text = '' THEN
+		RAISE EXCEPTION 'parameter constraint "%" has an empty side', expression
+			USING ERRCODE = 'syntax_error',
+				  HINT = 'Write e.g. ''a <= b'', ''a + 2*b <= 100'' or ''a < b''.';
+	END IF;
+	IF pg_catalog.left(v_text, 1) NOT IN ('+', '-') THEN
+		v_text := '+' || v_text;
+	END IF;
+	IF v_text !~ '^([+-](([0-9]+\.?[0-9]*|\.[0-9]+)\*?)?([A-Za-z_][A-Za-z0-9_.]*)?)+$' THEN
+		RAISE EXCEPTION 'cannot parse parameter constraint "%"', expression
+			USING ERRCODE = 'syntax_error',
+				  DETAIL = pg_catalog.format('Near "%s".', side),
+				  HINT = 'Each side is a sum of terms: name, number, or number*name; the operator is one of <=, <, >=, >.';
+	END IF;
+	FOR m IN SELECT pg_catalog.regexp_matches(v_text,
+			'([+-])(([0-9]+\.?[0-9]*|\.[0-9]+)\*?)?([A-Za-z_][A-Za-z0-9_.]*)?', 'g')
+	LOOP
+		v_sign := CASE m[1] WHEN '-' THEN -1 ELSE 1 END;
+		IF m[3] IS NULL AND m[4] IS NULL THEN
+			RAISE EXCEPTION 'cannot parse parameter constraint "%"', expression
+				USING ERRCODE = 'syntax_error',
+					  DETAIL = 'A sign is not followed by a term.';
+		END IF;
+		v_coef := v_sign * COALESCE(m[3]::float8, 1);
+		IF m[4] IS NULL THEN
+			constant := constant + v_coef;
+		ELSE
+			coefficients := coefficients || pg_catalog.jsonb_build_object(m[4],
+				COALESCE((coefficients ->> m[4])::float8, 0) + v_coef);
+		END IF;
+	END LOOP;
+END;
+$$;
+
+-- Declare a known-invalid combination of parameters: a linear inequality
+-- over int and float parameters that every suggestion must satisfy, e.g.
+-- 'level0_slowdown_writes_trigger <= level0_stop_writes_trigger' or
+-- 'a + 2*b <= 100'.  Refused when no configuration within the bounds
+-- satisfies it (with the study's other constraints) or the defaults break
+-- it.  Returns the constraint's id.
+CREATE FUNCTION tuner.add_constraint(study text, expression text,
+									 source text DEFAULT 'user')
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	s tuner.study;
+	p_expr text := $2;
+	m text[];
+	l record;
+	r record;
+	v_op text;
+	v_coef jsonb := '{}';
+	v_rhs float8;
+	v_strict bool;
+	v_min float8 := 0;
+	v_default float8 := 0;
+	v_all_defaults bool := true;
+	k text;
+	c float8;
+	p tuner.parameter;
+	v_id bigint;
+	v_found bool;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_expr, 'expression');
+	PERFORM tuner._not_null($3, 'source');
+	IF $3 NOT IN ('user', 'preset') THEN
+		RAISE EXCEPTION 'invalid constraint source "%"', $3
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use ''user'' or ''preset''.';
+	END IF;
+	m := pg_catalog.regexp_match(p_expr, '^([^<>=!]*)(<=|>=|<|>)([^<>=!]*)$');
+	IF m IS NULL THEN
+		RAISE EXCEPTION 'cannot parse parameter constraint "%"', p_expr
+			USING ERRCODE = 'syntax_error',
+				  HINT = 'Use exactly one of <=, <, >=, > between two sums of terms, e.g. ''a + 2*b <= 100''.';
+	END IF;
+	l := tuner._parse_linear_side(m[1], p_expr);
+	r := tuner._parse_linear_side(m[3], p_expr);
+	v_op := m[2];
+	-- left - right <= right constant - left constant, negated for >= and >
+	FOR k IN SELECT key FROM pg_catalog.jsonb_object_keys(l.coefficients || r.coefficients) AS key
+	LOOP
+		c := COALESCE((l.coefficients ->> k)::float8, 0) - COALESCE((r.coefficients ->> k)::float8, 0);
+		IF v_op IN ('>=', '>') THEN
+			c := -c;
+		END IF;
+		IF c <> 0 THEN
+			v_coef := v_coef || pg_catalog.jsonb_build_object(k, c);
+		END IF;
+	END LOOP;
+	v_rhs := (r.constant - l.constant) * CASE WHEN v_op IN ('>=', '>') THEN -1 ELSE 1 END;
+	v_strict := v_op IN ('<', '>');
+	IF v_coef = '{}' THEN
+		RAISE EXCEPTION 'parameter constraint "%" involves no parameter', p_expr
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Name at least one parameter with a nonzero coefficient.';
+	END IF;
+
+	-- every name a numeric parameter; the smallest left side within the bounds
+	FOR k, c IN SELECT key, value::float8 FROM pg_catalog.jsonb_each_text(v_coef)
+	LOOP
+		SELECT * INTO p FROM tuner.parameter WHERE study_id = s.id AND name = k;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'parameter "%" of constraint "%" does not exist in study "%"', k, p_expr, s.name
+				USING ERRCODE = 'undefined_object',
+					  HINT = 'Add it with tuner.add_parameter() first.';
+		END IF;
+		IF p.kind NOT IN ('int', 'float') THEN
+			RAISE EXCEPTION 'parameter "%" of constraint "%" is %', k, p_expr, p.kind
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Parameter constraints are linear in int and float parameters.';
+		END IF;
+		v_min := v_min + CASE WHEN c > 0 THEN c * p.low ELSE c * p.high END;
+		IF p.default_value IS NULL THEN
+			v_all_defaults := false;
+		ELSE
+			v_default := v_default + c * (p.default_value #>> '{}')::float8;
+		END IF;
+	END LOOP;
+	IF v_min > v_rhs OR (v_strict AND v_min >= v_rhs) THEN
+		RAISE EXCEPTION 'no configuration satisfies parameter constraint "%"', p_expr
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Within the parameters'' bounds its left side minus its right side is at least %s.',
+											 v_min - v_rhs),
+				  HINT = 'Check the constraint''s direction and the parameters'' bounds.';
+	END IF;
+	IF v_all_defaults AND (v_default > v_rhs OR (v_strict AND v_default >= v_rhs)) THEN
+		RAISE EXCEPTION 'the default configuration breaks parameter constraint "%"', p_expr
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Change the parameters'' defaults or the constraint: the study measures the defaults first.';
+	END IF;
+
+	INSERT INTO tuner.parameter_constraint (study_id, expression, coefficients, strict, rhs, source)
+	VALUES (s.id, p_expr, v_coef, v_strict, v_rhs, $3)
+	ON CONFLICT ON CONSTRAINT parameter_constraint_study_id_expression_key
+		DO UPDATE SET source = EXCLUDED.source
+	RETURNING id INTO v_id;
+
+	-- Together with the others: some of 4096 points spread over the space
+	-- (uniform in each parameter's search scale) must satisfy all of them.
+	WITH pts AS (
+		SELECT g AS i,
+			   pg_catalog.jsonb_object_agg(pp.name,
+					CASE WHEN pp.log_scale THEN pp.low * pg_catalog.power(pp.high / pp.low, u.u)
+						 ELSE pp.low + (pp.high - pp.low) * u.u END) AS x
+		  FROM pg_catalog.generate_series(1, 4096) AS g
+		 CROSS JOIN tuner.parameter pp
+		 CROSS JOIN LATERAL (SELECT ((pg_catalog.hashint8extended(g * 1000 + pp.position, 17) & 1048575)::float8 + 0.5)
+									/ 1048576 AS u) u
+		 WHERE pp.study_id = s.id AND pp.kind IN ('int', 'float')
+		 GROUP BY g
+	)
+	SELECT EXISTS (
+		SELECT 1 FROM pts
+		 WHERE NOT EXISTS (
+			SELECT 1 FROM tuner.parameter_constraint pc
+			 CROSS JOIN LATERAL (
+				SELECT pg_catalog.sum(e.value::float8 *
+						CASE WHEN q.kind = 'int' THEN pg_catalog.round((pts.x ->> e.key)::float8)
+							 ELSE (pts.x ->> e.key)::float8 END) AS lhs
+				  FROM pg_catalog.jsonb_each_text(pc.coefficients) e
+				  JOIN tuner.parameter q ON q.study_id = s.id AND q.name = e.key) v
+			 WHERE pc.study_id = s.id
+			   AND NOT (v.lhs < pc.rhs OR (NOT pc.strict AND v.lhs <= pc.rhs))))
+	  INTO v_found;
+	IF NOT v_found THEN
+		RAISE EXCEPTION 'no configuration satisfies parameter constraint "%" together with the study''s others', p_expr
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'None of 4096 configurations spread over the space satisfies all of them.',
+				  HINT = 'See tuner.parameter_constraint for the study''s constraints.';
+	END IF;
+	RETURN v_id;
+END;
+$$;
+
+-- Phi(z), the standard normal CDF (src/core/log_ei.h).
+CREATE FUNCTION tuner._normal_cdf(z float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'tuner_normal_cdf'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The probability that a configuration is feasible: that it runs, under
+-- the study's latest feasibility model of its failed trials, and that it
+-- meets each bounded constraint, under that constraint's latest model
+-- (tuner.model rows of kinds feasibility and constraint, refitted at each
+-- suggestion).  The models' hyperparameters are the stored ones; the data
+-- are the study's trials now.
+CREATE FUNCTION tuner.predict_feasibility(study text, params jsonb)
+RETURNS float8
+LANGUAGE plpgsql STABLE
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	sp record;
+	mo tuner.model;
+	v_x float8[];
+	v_u float8[];
+	v_train float8[];
+	v_y float8[];
+	v_objective bigint;
+	v_metric tuner.metric;
+	v_pred record;
+	v_p float8 := 1;
+	v_last bigint;
+	k text;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null($2, 'params');
+	IF pg_catalog.jsonb_typeof($2) <> 'object' THEN
+		RAISE EXCEPTION 'params must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof($2));
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys($2)
+	LOOP
+		IF NOT EXISTS (SELECT 1 FROM tuner.parameter p WHERE p.study_id = s.id AND p.name = k) THEN
+			RAISE EXCEPTION 'parameter "%" does not exist in study "%"', k, s.name
+				USING ERRCODE = 'undefined_object';
+		END IF;
+	END LOOP;
+	sp := tuner._space(s.id);
+	SELECT pg_catalog.max(m.trial_id) INTO v_last FROM tuner.model m
+	 WHERE m.study_id = s.id AND m.kind IN ('feasibility', 'constraint');
+	IF v_last IS NULL THEN
+		RAISE EXCEPTION 'study "%" has no feasibility or constraint model yet', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'tuner.suggest_next() fits them once the study has failed trials or bounded constraint metrics and the model chooses its trials.';
+	END IF;
+	-- the configuration as native values, then in the unit cube
+	SELECT pg_catalog.array_agg(CASE p.kind
+				WHEN 'bool' THEN CASE WHEN (v.val)::bool THEN 1 ELSE 0 END
+				WHEN 'categorical' THEN pg_catalog.array_position(p.choices, v.val #>> '{}') - 1
+				ELSE (v.val)::float8 END ORDER BY p.position)
+	  INTO v_x
+	  FROM tuner.parameter p
+	 CROSS JOIN LATERAL (SELECT COALESCE($2 -> p.name, p.default_value) AS val) v
+	 WHERE p.study_id = s.id AND p.enabled;
+	IF pg_catalog.array_position(v_x, NULL) IS NOT NULL THEN
+		RAISE EXCEPTION 'params must give every parameter without a default a value'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', $2);
+	END IF;
+	v_u := tuner._unit_points(sp.kinds, sp.lows, sp.highs, sp.log_scales, sp.n_choices,
+							  ARRAY[v_x]);
+	SELECT m.id INTO v_objective FROM tuner.metric m
+	 WHERE m.study_id = s.id AND m.name = s.objective;
+
+	FOR mo IN SELECT * FROM tuner.model m
+			   WHERE m.study_id = s.id AND m.trial_id = v_last
+				 AND m.kind IN ('feasibility', 'constraint') ORDER BY m.id
+	LOOP
+		IF mo.parameters IS DISTINCT FROM sp.names THEN
+			CONTINUE;	-- fitted over another set of parameters
+		END IF;
+		IF mo.kind = 'feasibility' THEN
+			-- 1 failed, 0 ran (complete with the objective)
+			WITH d AS (
+				SELECT t.number, t.config, CASE t.state WHEN 'failed' THEN 1.0 ELSE 0.0 END AS y
+				  FROM tuner.trial t
+				 WHERE t.study_id = s.id
+				   AND (t.state = 'failed'
+						OR (t.state = 'complete' AND EXISTS (
+							SELECT 1 FROM tuner.observation ob
+							 WHERE ob.trial_id = t.id AND ob.metric_id = v_objective)))
+			)
+			SELECT pg_catalog.array_agg(tuner._config_native(s.id, d.config) ORDER BY d.number),
+				   pg_catalog.array_agg((d.y - mo.outcome_mean) / mo.outcome_sd ORDER BY d.number)
+			  INTO v_train, v_y FROM d;
+		ELSE
+			SELECT * INTO v_metric FROM tuner.metric m
+			 WHERE m.study_id = s.id AND m.name = mo.constraint_metric;
+			IF NOT FOUND OR v_metric.bound IS NULL OR v_metric.role <> 'constraint' THEN
+				CONTINUE;	-- no longer a constraint
+			END IF;
+			SELECT pg_catalog.array_agg(tuner._config_native(s.id, t.config) ORDER BY t.number),
+				   pg_catalog.array_agg((CASE v_metric.direction WHEN 'maximize' THEN -ob.value ELSE ob.value END
+										 - mo.outcome_mean) / mo.outcome_sd ORDER BY t.number)
+			  INTO v_train, v_y
+			  FROM tuner.trial t
+			  JOIN tuner.observation ob ON ob.trial_id = t.id AND ob.metric_id = v_metric.id
+			 WHERE t.study_id = s.id AND t.state = 'complete'
+			   AND EXISTS (SELECT 1 FROM tuner.observation o2
+							WHERE o2.trial_id = t.id AND o2.metric_id = v_objective);
+		END IF;
+		IF v_train IS NULL THEN
+			CONTINUE;
+		END IF;
+		v_train := tuner._unit_points(sp.kinds, sp.lows, sp.highs, sp.log_scales, sp.n_choices, v_train);
+		v_pred := tuner._gp_predict(v_train, v_y, mo.lengthscales, mo.outputscale,
+									mo.noise, mo.mean, v_u);
+		v_p := v_p * tuner._normal_cdf((mo.bound - v_pred.mean[1])
+									   / GREATEST(v_pred.sd[1], 1e-6 * pg_catalog.sqrt(mo.outputscale)));
+	END LOOP;
+	RETURN v_p;
+END;
+$$;
+
+-- A stored configuration as native values over the enabled parameters.
+CREATE FUNCTION tuner._config_native(study_id bigint, config jsonb)
+RETURNS float8[]
+LANGUAGE sql STABLE
+AS $$
+SELECT pg_catalog.array_agg(CASE p.kind
+			WHEN 'bool' THEN CASE WHEN (config -> p.name)::bool THEN 1 ELSE 0 END
+			WHEN 'categorical' THEN pg_catalog.array_position(p.choices, config ->> p.name) - 1
+			ELSE (config -> p.name)::float8 END ORDER BY p.position)
+  FROM tuner.parameter p
+ WHERE p.study_id = $1 AND p.enabled;
+$$;

@@ -42,11 +42,37 @@ acquisition_options_init(AcquisitionOptions *options, int d)
 	(void)d;
 }
 
-/* Doubles of scratch for acquisition_log_ei: the posterior's and 2 d. */
+/*
+ * Doubles of scratch for acquisition_log_ei: the posterior's and 2 d, and
+ * with a feasibility term its own and d for its gradient.
+ */
 int
 acquisition_scratch_size(const Posterior *post)
 {
-	return post->n_scratch + 2 * post->d;
+	return post->n_scratch + 2 * post->d +
+		   (post->feasibility != NULL ? post->feasibility->n_scratch + post->d
+									  : 0);
+}
+
+/*
+ * log EI value (gradient grad, may be NULL) plus the posterior's log
+ * P(feasible) at u, or that log probability alone when there is no
+ * incumbent; scratch as for acquisition_log_ei.
+ */
+static double
+add_feasibility(const Posterior *post, const double *u, double value,
+				double *grad, double *scratch)
+{
+	const PosteriorFeasibility *f = post->feasibility;
+	double *fgrad = scratch + post->n_scratch + 2 * post->d;
+	double log_p =
+		f->point(f->state, u, grad != NULL ? fgrad : NULL, fgrad + post->d);
+	int k;
+
+	if (grad != NULL)
+		for (k = 0; k < post->d; k++)
+			grad[k] = f->without_ei ? fgrad[k] : grad[k] + fgrad[k];
+	return f->without_ei ? log_p : value + log_p;
 }
 
 /* log EI at one point and its gradient; see acquisition.h. */
@@ -79,6 +105,8 @@ acquisition_log_ei(const Posterior *post, double best, const double *u,
 			grad[k] = dsd / sd + g * (-dmu[k] / sd - z * dsd / sd);
 		}
 	}
+	if (post->feasibility != NULL)
+		value = add_feasibility(post, u, value, grad, scratch);
 	return value;
 }
 
@@ -306,6 +334,18 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 			log(sd[j] > sd_min ? sd[j] : sd_min) +
 			log_ei_log_h((best - mean[j]) / (sd[j] > sd_min ? sd[j] : sd_min));
 		ranked[j].index = j;
+	}
+	if (post->feasibility != NULL)
+	{
+		const PosteriorFeasibility *f = post->feasibility;
+
+		/* mean is free again: it holds log P(feasible) now */
+		rc = f->batch(f->state, cand, n_cand, mean, status);
+		if (rc != TUNER_OK)
+			goto done;
+		for (j = 0; j < n_cand; j++)
+			ranked[j].value =
+				f->without_ei ? mean[j] : ranked[j].value + mean[j];
 	}
 	qsort(ranked, n_cand, sizeof(Ranked), ranked_desc);
 

@@ -104,4 +104,5 @@ gp_posterior(const GpModel *model, Posterior *post)
 	post->batch = gp_batch;
 	post->state = model;
 	post->categories = model->categories;
+	post->feasibility = NULL;
 }

@@ -355,4 +355,5 @@ icm_posterior_as_posterior(const IcmPosterior *posterior, Posterior *post)
 	post->batch = icm_batch;
 	post->state = posterior;
 	post->categories = posterior->model->categories;
+	post->feasibility = NULL;
 }

@@ -86,6 +86,25 @@ log_ei_dlog_h(double z)
 	return exp(log_cdf - log_ei_log_h(z));
 }
 
+/* log Phi(z); see log_ei.h.  Below -1 through erfcx, as in dlog_h. */
+double
+log_normal_cdf(double z)
+{
+	if (z > -1.0)
+		return log(0.5 * erfc(-z / M_SQRT2));
+	return -0.5 * z * z - LOG_SQRT_2PI +
+		   log(SQRT_PI_OVER_2 * erfcx_nonneg(-z / M_SQRT2));
+}
+
+/* phi(z) / Phi(z); see log_ei.h. */
+double
+dlog_normal_cdf(double z)
+{
+	if (z > -1.0)
+		return exp(-0.5 * z * z - LOG_SQRT_2PI - log_normal_cdf(z));
+	return 1.0 / (SQRT_PI_OVER_2 * erfcx_nonneg(-z / M_SQRT2));
+}
+
 double
 log_ei(double mu, double sd, double best)
 {

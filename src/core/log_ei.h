@@ -19,4 +19,10 @@ extern double log_ei_dlog_h(double z);
 /* log EI for one mean/sd (sd > 0); -inf if sd == 0 and mu >= best. */
 extern double log_ei(double mu, double sd, double best);
 
+/* log Phi(z), the standard normal CDF, finite for every finite z. */
+extern double log_normal_cdf(double z);
+
+/* d/dz log Phi(z) = phi(z) / Phi(z), finite for every finite z. */
+extern double dlog_normal_cdf(double z);
+
 #endif /* TUNER_LOG_EI_H */

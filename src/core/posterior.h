@@ -27,6 +27,31 @@ typedef TunerErrorCode (*PosteriorBatchFn)(const void *state, const double *u,
 										   int m, double *mean, double *sd,
 										   TunerStatus *status);
 
+/*
+ * An optional term the acquisition adds to log EI: the log probability
+ * that a point is feasible (it runs and meets every outcome constraint;
+ * feasibility.h), so that the maximiser works on log(EI * P(feasible)).
+ * point gives it at one point u with its gradient (grad may be NULL;
+ * scratch holds n_scratch doubles), batch at m points.  With without_ei
+ * the acquisition is the log probability alone: no trial is feasible yet,
+ * so there is no incumbent to improve on.
+ */
+typedef double (*FeasibilityPointFn)(const void *state, const double *u,
+									 double *grad, double *scratch);
+typedef TunerErrorCode (*FeasibilityBatchFn)(const void *state,
+											 const double *u, int m,
+											 double *log_p,
+											 TunerStatus *status);
+
+typedef struct PosteriorFeasibility
+{
+	FeasibilityPointFn point;
+	FeasibilityBatchFn batch;
+	const void *state;
+	int n_scratch;
+	int without_ei;
+} PosteriorFeasibility;
+
 typedef struct Posterior
 {
 	int d;
@@ -41,6 +66,8 @@ typedef struct Posterior
 	 * since the gradient along them is 0.
 	 */
 	const int *categories;
+	/* borrowed, or NULL (the default): plain log EI */
+	const PosteriorFeasibility *feasibility;
 } Posterior;
 
 /* The posterior of a prepared single-task GP; borrows the model. */

@@ -12,6 +12,7 @@
 
 #include "acquisition.h"
 #include "design.h"
+#include "feasibility.h"
 #include "suggest_internal.h"
 
 #define MAX_RANKED   256
@@ -25,15 +26,37 @@
  */
 #define NO_SPREAD 1e-12
 
+/* Does native config c break a linear parameter constraint of in? */
+int
+suggest_breaks_linear(const SuggestInput *in, const double *c)
+{
+	int r, j;
+
+	for (r = 0; r < in->n_linear; r++)
+	{
+		double lhs = 0.0;
+
+		for (j = 0; j < in->d; j++)
+			lhs += in->linear_coef[(size_t)r * in->d + j] * c[j];
+		if (in->linear_strict[r] ? !(lhs < in->linear_rhs[r])
+								 : !(lhs <= in->linear_rhs[r]))
+			return 1;
+	}
+	return 0;
+}
+
 /* Is native config c one of the trials; see suggest_internal.h. */
 int
 suggest_is_taken(const SuggestInput *in, const double *c)
 {
-	const double *sets[3] = {in->x_observed, in->x_pending, in->x_other};
-	int counts[3] = {in->n_observed, in->n_pending, in->n_other};
+	const double *sets[4] = {in->x_observed, in->x_pending, in->x_other,
+							 in->x_failed};
+	int counts[4] = {in->n_observed, in->n_pending, in->n_other, in->n_failed};
 	int s, i;
 
-	for (s = 0; s < 3; s++)
+	if (in->n_linear > 0 && suggest_breaks_linear(in, c))
+		return 1;
+	for (s = 0; s < 4; s++)
 		for (i = 0; i < counts[s]; i++)
 			if (space_same_config(in->params, in->d,
 								  sets[s] + (size_t)i * in->d, c))
@@ -130,11 +153,55 @@ validate_clusters(const SuggestInput *in, TunerStatus *status)
 	return TUNER_OK;
 }
 
+/* Outcome constraints and linear parameter constraints. */
+static TunerErrorCode
+validate_constraints(const SuggestInput *in, TunerStatus *status)
+{
+	size_t i;
+
+	if (in->n_constraints < 0 ||
+		(in->n_constraints > 0 &&
+		 (in->y_constraint == NULL || in->constraint_bound == NULL)))
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "outcome constraint arrays are inconsistent");
+	for (i = 0; i < (size_t)in->n_constraints; i++)
+		if (!isfinite(in->constraint_bound[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "the bound of outcome constraint %d is NaN or "
+							  "infinite",
+							  (int)i + 1);
+	for (i = 0; i < (size_t)in->n_observed * in->n_constraints; i++)
+		if (isinf(in->y_constraint[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "a constraint metric value is infinite");
+	if (in->n_constraints > 0 && in->aux_weights != NULL)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "outcome constraints cannot be combined with a "
+						  "joint multi-task target");
+	if (in->n_linear < 0 || (in->n_linear > 0 && (in->linear_coef == NULL ||
+												  in->linear_rhs == NULL ||
+												  in->linear_strict == NULL)))
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "parameter constraint arrays are inconsistent");
+	for (i = 0; i < (size_t)in->n_linear * in->d; i++)
+		if (!isfinite(in->linear_coef[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "a parameter constraint's coefficient is NaN "
+							  "or infinite");
+	for (i = 0; i < (size_t)in->n_linear; i++)
+		if (!isfinite(in->linear_rhs[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "a parameter constraint's bound is NaN or "
+							  "infinite");
+	return TUNER_OK;
+}
+
 static TunerErrorCode
 validate_input(const SuggestInput *in, TunerStatus *status)
 {
-	const double *sets[3] = {in->x_observed, in->x_pending, in->x_other};
-	int counts[3] = {in->n_observed, in->n_pending, in->n_other};
+	const double *sets[4] = {in->x_observed, in->x_pending, in->x_other,
+							 in->x_failed};
+	int counts[4] = {in->n_observed, in->n_pending, in->n_other, in->n_failed};
 	int s;
 	size_t i;
 	TunerErrorCode rc = space_validate(in->params, in->d, status);
@@ -148,7 +215,7 @@ validate_input(const SuggestInput *in, TunerStatus *status)
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "unknown suggestion algorithm %d",
 						  (int)in->algorithm);
-	for (s = 0; s < 3; s++)
+	for (s = 0; s < 4; s++)
 	{
 		if (counts[s] < 0 || (counts[s] > 0 && sets[s] == NULL))
 			return tuner_fail(status, TUNER_ERR_INVALID,
@@ -167,6 +234,8 @@ validate_input(const SuggestInput *in, TunerStatus *status)
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "an objective value is NaN or infinite");
 	rc = validate_icm_input(in, status);
+	if (rc == TUNER_OK)
+		rc = validate_constraints(in, status);
 	if (rc == TUNER_OK && in->algorithm == SUGGEST_ALG_CLUSTERED_ICM)
 		rc = validate_clusters(in, status);
 	return rc;
@@ -190,6 +259,10 @@ suggest_random_untaken(const SuggestInput *in, TunerRng *rng, double *unit,
 			return TUNER_OK;
 		}
 	}
+	if (in->n_linear > 0)
+		return tuner_fail(status, TUNER_ERR_EXHAUSTED,
+						  "no untried configuration satisfies the parameter "
+						  "constraints");
 	return tuner_fail(status, TUNER_ERR_EXHAUSTED,
 					  "every configuration of the space has been tried");
 }
@@ -316,8 +389,11 @@ suggest_choose(const SuggestInput *in, const Posterior *post, double best,
 	double *native = tuner_alloc(sizeof(double) * d);
 	double *incumbents =
 		tuner_alloc(sizeof(double) * SUGGEST_MAX_INCUMBENTS * d);
-	double *scratch =
-		tuner_alloc(sizeof(double) * acquisition_scratch_size(post));
+	double *scratch = NULL;
+	double *feasible_x = NULL;
+	double *feasible_y = NULL;
+	FeasibilityModel *feasibility = NULL;
+	Posterior constrained;
 	AcquisitionOptions acq_options;
 	TunerErrorCode rc = TUNER_OK;
 	int n_ranked = 0;
@@ -325,6 +401,57 @@ suggest_choose(const SuggestInput *in, const Posterior *post, double best,
 	double chosen_value = -HUGE_VAL;
 	int i;
 
+	/*
+	 * Constrained EI: with failed trials or outcome constraints the
+	 * acquisition is log EI + log P(feasible), the incumbent the best
+	 * trial meeting every outcome constraint, and without one the
+	 * acquisition is log P(feasible) alone.  Without either, nothing here
+	 * runs and the step is the unconstrained one.
+	 */
+	if (in->n_failed > 0 || in->n_constraints > 0)
+	{
+		rc = feasibility_fit(in, rng_next(rng), &feasibility, status);
+		if (rc != TUNER_OK)
+			goto done;
+	}
+	if (feasibility != NULL)
+	{
+		constrained = *post;
+		constrained.feasibility = &feasibility->hook;
+		post = &constrained;
+	}
+	if (in->n_constraints > 0)
+	{
+		int n_feasible = 0;
+
+		feasible_x = tuner_alloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * d);
+		feasible_y = tuner_alloc(sizeof(double) * (n > 0 ? n : 1));
+		if (!feasible_x || !feasible_y)
+		{
+			rc = tuner_fail(status, TUNER_ERR_NOMEM,
+							"out of memory suggesting a trial");
+			goto done;
+		}
+		for (i = 0; i < in->n_observed; i++)
+			if (feasibility_trial_ok(in, i))
+			{
+				space_to_unit(in->params, d, in->x_observed + (size_t)i * d,
+							  feasible_x + (size_t)n_feasible * d);
+				feasible_y[n_feasible] = (in->y_observed[i] - y_mean) / y_sd;
+				if (n_feasible == 0 || feasible_y[n_feasible] < best)
+					best = feasible_y[n_feasible];
+				n_feasible++;
+			}
+		if (n_feasible > 0)
+		{
+			x = feasible_x;
+			y = feasible_y;
+			n = n_feasible;
+		}
+		else if (feasibility != NULL)
+			feasibility->hook.without_ei = 1;
+	}
+	scratch = tuner_alloc(sizeof(double) * acquisition_scratch_size(post));
 	if (!ranked || !values || !native || !incumbents || !scratch)
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
@@ -379,8 +506,22 @@ suggest_choose(const SuggestInput *in, const Posterior *post, double best,
 	}
 	else
 		rc = suggest_random_untaken(in, rng, unit, out, status);
+	if (rc == TUNER_OK && feasibility != NULL)
+	{
+		/* the scratch of acquisition_log_ei holds the term's after 2 d */
+		out->feasibility = exp(feasibility_log_prob(
+			feasibility, unit, NULL, scratch + post->n_scratch + 2 * d + d));
+		if (out->constraint_fits != NULL)
+			for (i = 0; i < feasibility->n_terms; i++)
+				feasibility_describe(
+					feasibility, i,
+					&out->constraint_fits[1 + feasibility->terms[i].source]);
+	}
 
 done:
+	feasibility_free(feasibility);
+	tuner_free(feasible_x);
+	tuner_free(feasible_y);
 	tuner_free(ranked);
 	tuner_free(values);
 	tuner_free(native);
@@ -418,6 +559,17 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 	if (out->task_used != NULL)
 		for (j = 0; j <= in->n_aux + in->n_transfer_tasks; j++)
 			out->task_used[j] = -1;
+	out->feasibility = NAN;
+	if (out->constraint_fits != NULL)
+		for (j = 0; j <= in->n_constraints; j++)
+		{
+			ConstraintFit *f = &out->constraint_fits[j];
+
+			f->fitted = 0;
+			f->n = 0;
+			f->outputscale = f->noise = f->mean = f->log_likelihood = NAN;
+			f->y_mean = f->y_sd = f->bound = NAN;
+		}
 	if (in->algorithm == SUGGEST_ALG_CLUSTERED_ICM &&
 		out->cluster_used != NULL)
 		for (j = 0; j < in->n_clusters; j++)

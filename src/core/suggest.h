@@ -42,8 +42,42 @@ typedef struct SuggestInput
 	const double *x_pending; /* running trials, fantasised */
 	int n_pending;
 
-	const double *x_other; /* failed and other trials: never repeated */
+	const double *x_other; /* other unmodelled trials: never repeated */
 	int n_other;
+
+	/*
+	 * Failed trials (the runner crashed, timed out or the trial was
+	 * failed): never repeated, and the data of the feasibility model
+	 * (feasibility.h), never values of the objective.  With none, the
+	 * step is exactly the one without a feasibility model.
+	 */
+	const double *x_failed;
+	int n_failed;
+
+	/*
+	 * Outcome constraints: constraint k holds for a trial when its metric
+	 * is at most constraint_bound[k] (the glue negates a metric and its
+	 * bound for a >= constraint).  y_constraint is n_observed *
+	 * n_constraints, row-major, NaN = not reported (the trial is then not
+	 * known to meet it).  Each constraint with two values or more, with
+	 * spread, gets a GP; the acquisition adds its log P(holds).  The
+	 * incumbent is the best trial meeting every constraint; with none,
+	 * the acquisition maximises the probability of feasibility alone.
+	 */
+	const double *y_constraint;
+	const double *constraint_bound;
+	int n_constraints;
+
+	/*
+	 * Known-invalid combinations: a native configuration x is allowed
+	 * only if, for every row r, sum_j linear_coef[r * d + j] x_j is at
+	 * most linear_rhs[r] (strictly below it when linear_strict[r]).  No
+	 * design, random or model point breaks one.
+	 */
+	const double *linear_coef;
+	const double *linear_rhs;
+	const int *linear_strict;
+	int n_linear;
 
 	int n_initial;        /* space-filling points before the GP */
 	int design_index;     /* which space-filling point comes next */
@@ -139,6 +173,25 @@ typedef enum SuggestSource
 						 * all taken */
 } SuggestSource;
 
+/*
+ * One fitted feasibility term (feasibility.h): a GP on the unit cube over
+ * the standardised outcome (failed = 1 / ran = 0, or a constraint metric
+ * in its <= form), holding where the latent is at most bound.
+ */
+typedef struct ConstraintFit
+{
+	int fitted;           /* 0: not modelled (the rest is NaN) */
+	int n;                /* trials it learned from */
+	double *lengthscales; /* d, caller-allocated, or NULL */
+	double outputscale;
+	double noise;
+	double mean;
+	double log_likelihood;
+	double y_mean; /* standardisation of the outcome */
+	double y_sd;
+	double bound; /* standardised */
+} ConstraintFit;
+
 typedef struct SuggestResult
 {
 	double *config; /* d native values, caller-allocated */
@@ -196,6 +249,15 @@ typedef struct SuggestResult
 	int *cluster_used;      /* caller-allocated n_clusters or NULL: 1 if
 							 * cluster c was fitted and set at least one
 							 * parameter of config */
+
+	/*
+	 * The feasibility terms: caller-allocated 1 + n_constraints, or NULL;
+	 * entry 0 the failure model, 1 + k outcome constraint k.  Filled when
+	 * a model chose the point (gp-ei and icm).  feasibility is the
+	 * modelled P(feasible) at config (NaN: no term was modelled).
+	 */
+	ConstraintFit *constraint_fits;
+	double feasibility;
 } SuggestResult;
 
 extern TunerErrorCode tuner_suggest(const SuggestInput *input,

@@ -12,13 +12,21 @@
 #include "gp.h"
 #include "suggest_internal.h"
 
-/* Build the model the acquisition uses: the fit plus fantasised trials. */
+/*
+ * Build the model the acquisition uses: the fit plus fantasised trials,
+ * the running ones and then the failed ones.  A failed trial is not a
+ * value of the objective (it is left out of the fit) but it is a point
+ * that will never be observed: fantasised at its posterior mean it leaves
+ * the mean alone and takes away the objective's uncertainty there, which
+ * otherwise drew EI back to every failed point (a corner of Branin's box
+ * was proposed again and again while its P(feasible) was 0.001).
+ */
 static TunerErrorCode
 believer_model(const SuggestInput *in, const GpModel *fitted, GpModel **out,
 			   TunerStatus *status)
 {
 	int n = fitted->n;
-	int p = in->n_pending;
+	int p = in->n_pending + in->n_failed;
 	int d = in->d;
 	GpModel *model;
 	double *sd;
@@ -38,7 +46,10 @@ believer_model(const SuggestInput *in, const GpModel *fitted, GpModel **out,
 	memcpy(model->x, fitted->x, sizeof(double) * n * d);
 	memcpy(model->y, fitted->y, sizeof(double) * n);
 	for (i = 0; i < p; i++)
-		space_to_unit(in->params, d, in->x_pending + (size_t)i * d,
+		space_to_unit(in->params, d,
+					  i < in->n_pending
+						  ? in->x_pending + (size_t)i * d
+						  : in->x_failed + (size_t)(i - in->n_pending) * d,
 					  model->x + (size_t)(n + i) * d);
 	rc = gp_predict(fitted, model->x + (size_t)n * d, p, model->y + n, sd,
 					status);
@@ -124,7 +135,7 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 		goto done;
 	out->fit_seconds = suggest_seconds_since(&fit_start);
 
-	if (in->n_pending > 0)
+	if (in->n_pending > 0 || in->n_failed > 0)
 	{
 		rc = believer_model(in, fitted, &model, status);
 		if (rc != TUNER_OK)
@@ -133,8 +144,9 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 	else
 		model = fitted;
 
+	/* the incumbent: observed and running trials, never a failed one */
 	best = model->y[0];
-	for (i = 1; i < model->n; i++)
+	for (i = 1; i < n + in->n_pending; i++)
 		best = fmin(best, model->y[i]);
 
 	gp_posterior(model, &post);

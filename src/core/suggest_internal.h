@@ -30,7 +30,13 @@
 #define SUGGEST_ALTERNATE_MAX_EVALS 40
 #define SUGGEST_ALTERNATE_CAP_N     50
 
-/* Is native config c already one of the input's trials? */
+/* Does native config c break one of the input's parameter constraints? */
+extern int suggest_breaks_linear(const SuggestInput *in, const double *c);
+
+/*
+ * Is native config c already one of the input's trials, or ruled out by
+ * a parameter constraint?
+ */
 extern int suggest_is_taken(const SuggestInput *in, const double *c);
 
 /*

@@ -26,7 +26,7 @@
 PG_FUNCTION_INFO_V1(tuner_suggest_point);
 PG_FUNCTION_INFO_V1(tuner_unit_points);
 
-#define SUGGEST_NATTS 32
+#define SUGGEST_NATTS 42
 
 /* Check that a parameter array has one element per parameter. */
 static void
@@ -352,6 +352,136 @@ read_optional_matrix(FunctionCallInfo fcinfo, int argno, const char *name,
 }
 
 /*
+ * Failed trials and outcome constraints (arguments 36 .. 38): x_failed
+ * (native values, n x d), y_constraint (n_observed x constraints, NULL =
+ * not reported) and constraint_bound (one per column, in the <= form).
+ */
+static void
+read_constraint_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	int rows;
+	int n;
+	int k;
+
+	input->x_failed =
+		read_configs(fcinfo, 36, "x_failed", input->d, &input->n_failed);
+	if (PG_NARGS() <= 38 || PG_ARGISNULL(38))
+		return;
+	input->constraint_bound =
+		tuner_array_vector(PG_GETARG_ARRAYTYPE_P(38), "constraint_bound", &n);
+	for (k = 0; k < n; k++)
+		tuner_check_finite(input->constraint_bound[k], "constraint_bound");
+	if (n == 0)
+		return;
+	if (input->n_observed == 0)
+	{
+		/* nothing observed: no values to read, the bounds still apply */
+		input->y_constraint = input->constraint_bound;
+		input->n_constraints = n;
+		return;
+	}
+	tuner_require_arg(fcinfo, 37, "y_constraint");
+	input->y_constraint =
+		tuner_array_matrix_missing(PG_GETARG_ARRAYTYPE_P(37), "y_constraint",
+								   &rows, &input->n_constraints);
+	if (rows != input->n_observed || input->n_constraints != n)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("y_constraint must have one row per observed trial "
+						"and one column per constraint bound"),
+				 errdetail("y_constraint is %d x %d; there are %d observed "
+						   "trials and %d bounds.",
+						   rows, input->n_constraints, input->n_observed, n)));
+}
+
+/*
+ * Linear parameter constraints (arguments 39 .. 41): linear_coef (rows x
+ * d), linear_rhs and linear_strict (one per row).
+ */
+static void
+read_linear_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	bool *strict;
+	int *strict_int;
+	int cols;
+	int n;
+	int r;
+
+	if (PG_NARGS() <= 41 || PG_ARGISNULL(39))
+		return;
+	input->linear_coef =
+		tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(39), "linear_coef", true,
+						   &input->n_linear, &cols);
+	if (input->n_linear == 0)
+		return;
+	if (cols != input->d)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("linear_coef must have one column per parameter")));
+	tuner_require_arg(fcinfo, 40, "linear_rhs");
+	tuner_require_arg(fcinfo, 41, "linear_strict");
+	input->linear_rhs =
+		tuner_array_vector(PG_GETARG_ARRAYTYPE_P(40), "linear_rhs", &n);
+	if (n != input->n_linear)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("linear_rhs must have one element per row of "
+							   "linear_coef")));
+	strict = tuner_array_bool(PG_GETARG_ARRAYTYPE_P(41), "linear_strict", &n);
+	if (n != input->n_linear)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("linear_strict must have one element per row "
+							   "of linear_coef")));
+	strict_int = palloc(mul_size(n, sizeof(int)));
+	for (r = 0; r < n; r++)
+		strict_int[r] = strict[r] ? 1 : 0;
+	input->linear_strict = strict_int;
+}
+
+/*
+ * The feasibility terms' fits (attributes 32 .. 41): P(feasible) at the
+ * point, then per term (failures first, then each outcome constraint) its
+ * number of trials (0: not modelled), lengthscales (a row each),
+ * outputscale, noise, mean, log likelihood, the outcome's mean and sd, and
+ * the standardised bound.
+ */
+static void
+fill_constraint_outputs(const SuggestInput *in, const SuggestResult *result,
+						Datum *values, bool *nulls)
+{
+	int nt = 1 + in->n_constraints, d = in->d;
+	int *n = palloc(sizeof(int) * nt);
+	double *ls = palloc(sizeof(double) * nt * d);
+	double *cols[7];
+	int t, j;
+
+	for (j = 0; j < 7; j++)
+		cols[j] = palloc(sizeof(double) * nt);
+	for (t = 0; t < nt; t++)
+	{
+		const ConstraintFit *f = &result->constraint_fits[t];
+
+		n[t] = f->fitted ? f->n : 0;
+		for (j = 0; j < d; j++)
+			ls[t * d + j] = f->fitted ? f->lengthscales[j] : NAN;
+		cols[0][t] = f->outputscale;
+		cols[1][t] = f->noise;
+		cols[2][t] = f->mean;
+		cols[3][t] = f->log_likelihood;
+		cols[4][t] = f->y_mean;
+		cols[5][t] = f->y_sd;
+		cols[6][t] = f->bound;
+	}
+	values[32] = Float8GetDatum(result->feasibility);
+	nulls[32] = isnan(result->feasibility);
+	values[33] = PointerGetDatum(int4_vector(n, nt));
+	values[34] = PointerGetDatum(tuner_float8_matrix(ls, nt, d));
+	for (j = 0; j < 7; j++)
+		values[35 + j] = PointerGetDatum(tuner_float8_array(cols[j], nt));
+	for (j = 33; j <= 41; j++)
+		nulls[j] = false;
+}
+
+/*
  * The previous step's cluster fits (arguments 29 .. 35), to start each
  * cluster's fit from; ignored unless complete and of the clusters' shape,
  * as the single-model warm start is.
@@ -520,7 +650,9 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		cluster_metric int[], aux_weights float8[], warm_cluster_tasks int[],
  *		warm_cluster_rank int[], warm_cluster_lengthscales float8[],
  *		warm_cluster_loadings float8[], warm_cluster_variance float8[],
- *		warm_cluster_noise float8[], warm_cluster_mean float8[])
+ *		warm_cluster_noise float8[], warm_cluster_mean float8[],
+ *		x_failed float8[], y_constraint float8[], constraint_bound float8[],
+ *		linear_coef float8[], linear_rhs float8[], linear_strict bool[])
  * returns (config float8[], source text, predicted_mean, predicted_sd,
  *		acquisition, lengthscales float8[], outputscale, noise,
  *		log_likelihood, mean, fit_ms, tasks_used int[], rank, kronecker,
@@ -529,7 +661,10 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		cluster_lengthscales, cluster_task_covariance,
  *		cluster_task_correlation, cluster_task_noise, cluster_task_mean,
  *		cluster_log_likelihood, cluster_kronecker, cluster_rank,
- *		cluster_task_loadings, cluster_task_variance).
+ *		cluster_task_loadings, cluster_task_variance, feasibility,
+ *		constraint_n, constraint_lengthscales, constraint_outputscale,
+ *		constraint_noise, constraint_mean, constraint_log_likelihood,
+ *		constraint_y_mean, constraint_y_sd, constraint_bound_std).
  * Configurations are native values,
  * objective values are minimised; y_aux is n_observed x n_aux with NULL
  * where a trial did not report a metric; aux_weights (icm only, one per
@@ -646,6 +781,8 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		read_cluster_inputs(fcinfo, &input);
 		read_cluster_warm(fcinfo, &input);
 	}
+	read_constraint_inputs(fcinfo, &input);
+	read_linear_inputs(fcinfo, &input);
 
 	config = palloc0(mul_size(d, sizeof(double)));
 	lengthscales = palloc0(mul_size(d, sizeof(double)));
@@ -656,6 +793,15 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		mul_size(1 + input.n_aux + input.n_transfer_tasks, sizeof(int)));
 	if (input.n_clusters > 0)
 		result.cluster_used = palloc0(mul_size(input.n_clusters, sizeof(int)));
+	result.constraint_fits =
+		palloc0(mul_size(1 + input.n_constraints, sizeof(ConstraintFit)));
+	{
+		int t;
+
+		for (t = 0; t <= input.n_constraints; t++)
+			result.constraint_fits[t].lengthscales =
+				palloc0(mul_size(d, sizeof(double)));
+	}
 
 	CHECK_FOR_INTERRUPTS();
 	if (tuner_suggest(&input, &result, &status) != TUNER_OK)
@@ -698,6 +844,7 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 							 values, nulls);
 		if (input.algorithm == SUGGEST_ALG_CLUSTERED_ICM)
 			fill_cluster_outputs(&input, &result, values, nulls);
+		fill_constraint_outputs(&input, &result, values, nulls);
 	}
 	/* the fitted model lives in suggestcxt, with the arrays made from it */
 	icm_model_free(result.icm);

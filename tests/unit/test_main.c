@@ -38,6 +38,7 @@ main(int argc, char **argv)
 		{"lasso", test_lasso},
 		{"categorical", test_categorical},
 		{"plot", test_plot},
+		{"feasibility", test_feasibility},
 	};
 	size_t		i;
 

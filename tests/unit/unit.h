@@ -55,5 +55,6 @@ void		test_icm_joint(void);
 void		test_lasso(void);
 void		test_categorical(void);
 void		test_plot(void);
+void		test_feasibility(void);
 
 #endif

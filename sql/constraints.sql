@@ -1,0 +1,205 @@
+-- Failures and constraints the optimizer learns from (issue 10): failed
+-- trials feed a feasibility model, bounded constraint metrics a model each
+-- (constrained EI), tuner.best and tuner.trials respect the constraints,
+-- parameter constraints are never broken, the models are relations and
+-- tuner.predict_feasibility answers for any configuration.  Then the
+-- errors.
+\set SHOW_CONTEXT never
+
+-- A square whose right part (x > 0.6) crashes; the objective is lowest
+-- inside it, at (0.8, 0.3).
+SELECT tuner.create_study('fz', 'value', 'minimize', settings => '{"seed": 7, "n_initial": 5}') > 0 AS created;
+SELECT tuner.add_parameter('fz', 'x', 'float', low => 0, high => 1);
+SELECT tuner.add_parameter('fz', 'y', 'float', low => 0, high => 1);
+DO $$
+DECLARE
+	r jsonb;
+	x float8;
+	y float8;
+BEGIN
+	FOR i IN 1 .. 20 LOOP
+		r := tuner.suggest_next('fz');
+		x := (r -> 'params' ->> 'x')::float8;
+		y := (r -> 'params' ->> 'y')::float8;
+		IF x > 0.6 THEN
+			PERFORM tuner.fail((r ->> 'trial')::bigint, 'crashed');
+		ELSE
+			PERFORM tuner.report((r ->> 'trial')::bigint,
+								 pg_catalog.jsonb_build_object('value', (x - 0.8) ^ 2 + (y - 0.3) ^ 2));
+		END IF;
+	END LOOP;
+END $$;
+-- Failures are not objective values: the GP learned from the complete
+-- trials only, the feasibility model from all of them.
+SELECT m.kind, m.n = (SELECT count(*) FROM tuner.trials t WHERE t.study = 'fz' AND t.state = 'complete'
+					  AND t.trial < m.trial_id) AS n_is_complete
+  FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'fz' AND m.kind = 'gp' ORDER BY m.id DESC LIMIT 1;
+SELECT m.kind, m.n = (SELECT count(*) FROM tuner.trials t WHERE t.study = 'fz' AND t.state IN ('complete', 'failed')
+					  AND t.trial < m.trial_id) AS n_is_all,
+	   cardinality(m.lengthscales) AS d, m.bound IS NOT NULL AS has_bound,
+	   m.outcome_sd > 0 AS scaled, m.parameters
+  FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'fz' AND m.kind = 'feasibility' ORDER BY m.id DESC LIMIT 1;
+-- The model steps probe the edge of the failing region, where the
+-- feasible optimum is, and rarely go deep into it.
+SELECT count(*) FILTER (WHERE state = 'failed') AS failed,
+	   count(*) FILTER (WHERE state = 'failed' AND (params ->> 'x')::float8 > 0.7) <= 2 AS rarely_deep,
+	   count(*) FILTER (WHERE state = 'complete') >= 3 AS some_ran
+  FROM tuner.trials WHERE study = 'fz' AND source = 'model';
+-- The optimum lies on the edge of the failing region: the best trial is near it.
+SELECT round(value::numeric, 2) <= 0.05 AS near_edge_optimum FROM tuner.best('fz');
+-- P(feasible): low deep in the failing region, high far from it.
+SELECT tuner.predict_feasibility('fz', '{"x": 0.95, "y": 0.5}') < 0.2 AS crash_side,
+	   tuner.predict_feasibility('fz', '{"x": 0.1, "y": 0.5}') > 0.8 AS safe_side,
+	   tuner.predict_feasibility('fz', '{"x": 0.5, "y": 0.5}') BETWEEN 0 AND 1 AS a_probability;
+
+-- An outcome constraint p99 <= 0.8 (p99 = x + y) excludes the
+-- unconstrained optimum (0.7, 0.6); throughput >= 1 always holds.
+SELECT tuner.create_study('oc', 'value', 'minimize', settings => '{"seed": 3, "n_initial": 5}') > 0 AS created;
+SELECT tuner.add_parameter('oc', 'x', 'float', low => 0, high => 1);
+SELECT tuner.add_parameter('oc', 'y', 'float', low => 0, high => 1);
+SELECT tuner.add_metric('oc', 'p99', role => 'constraint', bound => 0.8, direction => 'minimize') > 0 AS declared;
+SELECT tuner.add_metric('oc', 'throughput', role => 'constraint', bound => 1, direction => 'maximize') > 0 AS declared;
+SELECT name, role, direction, bound FROM tuner.metric m
+ WHERE m.study_id = (SELECT id FROM tuner.study WHERE name = 'oc') ORDER BY id;
+DO $$
+DECLARE
+	r jsonb;
+	x float8;
+	y float8;
+BEGIN
+	FOR i IN 1 .. 18 LOOP
+		r := tuner.suggest_next('oc');
+		x := (r -> 'params' ->> 'x')::float8;
+		y := (r -> 'params' ->> 'y')::float8;
+		PERFORM tuner.report((r ->> 'trial')::bigint,
+							 pg_catalog.jsonb_build_object('value', (x - 0.7) ^ 2 + (y - 0.6) ^ 2,
+														   'p99', x + y, 'throughput', 2));
+	END LOOP;
+END $$;
+-- tuner.trials says which trials broke the constraint, and rightly.
+SELECT count(*) FILTER (WHERE constraints_met = ((metrics ->> 'p99')::float8 <= 0.8)) = count(*) AS flags_right,
+	   count(*) FILTER (WHERE NOT constraints_met) > 0 AS some_broke
+  FROM tuner.trials WHERE study = 'oc';
+-- tuner.best: the best trial that met every constraint, close to the
+-- constrained optimum (0.45, 0.35), value 0.125.
+SELECT (t.metrics ->> 'p99')::float8 <= 0.8 AS meets, round(b.value::numeric, 2) <= 0.15 AS near_optimum
+  FROM tuner.best('oc') b JOIN tuner.trials t ON t.trial = b.trial;
+-- The best value overall broke the constraint.
+SELECT min(value) < (SELECT value FROM tuner.best('oc')) AS unconstrained_better
+  FROM tuner.trials WHERE study = 'oc';
+-- Model steps mostly met it.
+SELECT count(*) FILTER (WHERE constraints_met) > count(*) / 2 AS mostly_met
+  FROM tuner.trials WHERE study = 'oc' AND source = 'model';
+-- One model per constraint with spread (throughput is constant: none).
+SELECT m.kind, m.constraint_metric, m.tasks FROM tuner.model m
+ WHERE m.study_id = (SELECT id FROM tuner.study WHERE name = 'oc')
+   AND m.trial_id = (SELECT max(trial_id) FROM tuner.model WHERE kind = 'constraint')
+   AND m.kind <> 'gp' ORDER BY m.id;
+SELECT tuner.predict_feasibility('oc', '{"x": 0.1, "y": 0.1}') > 0.9 AS low_p99,
+	   tuner.predict_feasibility('oc', '{"x": 0.95, "y": 0.95}') < 0.1 AS high_p99;
+
+-- No feasible trial yet: the step heads for feasibility.  Every design
+-- point broke "x <= 0.15" (reported x as the metric, lower x worse).
+SELECT tuner.create_study('nf', 'value', 'minimize', settings => '{"seed": 11, "n_initial": 4}') > 0 AS created;
+SELECT tuner.add_parameter('nf', 'x', 'float', low => 0, high => 1);
+SELECT tuner.add_parameter('nf', 'y', 'float', low => 0, high => 1);
+SELECT tuner.add_metric('nf', 'c', role => 'constraint', bound => 0.15, direction => 'minimize') > 0 AS declared;
+DO $$
+DECLARE
+	r jsonb;
+BEGIN
+	FOR i IN 1 .. 4 LOOP
+		r := tuner.suggest_next('nf');
+		PERFORM tuner.report((r ->> 'trial')::bigint,
+							 pg_catalog.jsonb_build_object('value', -(r -> 'params' ->> 'x')::float8,
+														   'c', (r -> 'params' ->> 'x')::float8));
+	END LOOP;
+END $$;
+SELECT count(*) FILTER (WHERE constraints_met) AS met FROM tuner.trials WHERE study = 'nf';
+SELECT * FROM tuner.best('nf');
+SELECT (tuner.suggest_next('nf') -> 'params' ->> 'x')::float8 < 0.3 AS towards_feasible;
+
+-- A constraint metric without a bound is recorded, not enforced (as
+-- before); a bound given later enforces it.
+SELECT tuner.add_metric('oc', 'errors', 'constraint') > 0 AS declared;
+SELECT name, bound FROM tuner.metric WHERE name = 'errors';
+
+-- Parameter constraints: never suggested, in the design or later.
+SELECT tuner.create_study('pc', 'value', 'minimize', settings => '{"seed": 5, "n_initial": 5}') > 0 AS created;
+SELECT tuner.add_parameter('pc', 'a', 'int', low => 1, high => 20);
+SELECT tuner.add_parameter('pc', 'b', 'int', low => 1, high => 20);
+SELECT tuner.add_parameter('pc', 'c', 'float', low => 0, high => 10);
+SELECT tuner.add_constraint('pc', 'a < b') > 0 AS added;
+SELECT tuner.add_constraint('pc', 'a + 2*b <= 40') > 0 AS added;
+SELECT tuner.add_constraint('pc', '0.5 c - 1 >= 3 - b') > 0 AS added;
+SELECT expression, coefficients, strict, rhs, source FROM tuner.parameter_constraint pc
+ WHERE pc.study_id = (SELECT id FROM tuner.study WHERE name = 'pc') ORDER BY id;
+DO $$
+DECLARE
+	r jsonb;
+BEGIN
+	FOR i IN 1 .. 14 LOOP
+		r := tuner.suggest_next('pc');
+		-- best at a = b = 20, c = 0: breaks all three
+		PERFORM tuner.report((r ->> 'trial')::bigint, pg_catalog.jsonb_build_object('value',
+			-((r -> 'params' ->> 'a')::float8 + (r -> 'params' ->> 'b')::float8)
+			+ (r -> 'params' ->> 'c')::float8));
+	END LOOP;
+END $$;
+SELECT count(*) AS trials,
+	   count(*) FILTER (WHERE NOT ((params ->> 'a')::int < (params ->> 'b')::int
+							   AND (params ->> 'a')::int + 2 * (params ->> 'b')::int <= 40
+							   AND 0.5 * (params ->> 'c')::float8 - 1 >= 3 - (params ->> 'b')::int)) AS broken,
+	   count(*) FILTER (WHERE source = 'model') > 0 AS modelled
+  FROM tuner.trials WHERE study = 'pc';
+-- The RocksDB preset declares RocksDB's orderings.
+SELECT tuner.create_study('rdbc', preset => 'rocksdb') > 0 AS created;
+SELECT expression, source FROM tuner.parameter_constraint
+ WHERE study_id = (SELECT id FROM tuner.study WHERE name = 'rdbc') ORDER BY id;
+
+-- Errors of add_metric's bound.
+SELECT tuner.add_metric('oc', 'p50', role => 'constraint', bound => 'NaN', direction => 'minimize');
+SELECT tuner.add_metric('oc', 'p50', role => 'constraint', bound => 'Infinity', direction => 'minimize');
+SELECT tuner.add_metric('oc', 'p50', role => 'constraint', bound => 5);
+SELECT tuner.add_metric('oc', 'p50', role => 'auxiliary', bound => 5, direction => 'minimize');
+SELECT tuner.add_metric('nosuch', 'p50', role => 'constraint', bound => 5, direction => 'minimize');
+-- A constraint metric that is never reported.
+SELECT tuner.create_study('nr', 'value', settings => '{"seed": 1, "n_initial": 3}') > 0 AS created;
+SELECT tuner.add_parameter('nr', 'x', 'float', low => 0, high => 1);
+SELECT tuner.add_metric('nr', 'latency', role => 'constraint', bound => 5, direction => 'minimize') > 0 AS declared;
+SELECT tuner.report((tuner.suggest_next('nr') ->> 'trial')::bigint, '{"value": 1}');
+SELECT tuner.report((tuner.suggest_next('nr') ->> 'trial')::bigint, '{"value": 2}');
+SELECT tuner.report((tuner.suggest_next('nr') ->> 'trial')::bigint, '{"value": 3}');
+SELECT tuner.suggest_next('nr');
+-- Errors of add_constraint.
+SELECT tuner.add_constraint('pc', 'a <= nosuch');
+SELECT tuner.add_constraint('pc', 'a = b');
+SELECT tuner.add_constraint('pc', 'a <= b <= c');
+SELECT tuner.add_constraint('pc', 'a <=');
+SELECT tuner.add_constraint('pc', 'a + * b <= 3');
+SELECT tuner.add_constraint('pc', '2 <= 3');
+SELECT tuner.add_constraint('pc', 'a - a <= 3');
+SELECT tuner.add_constraint('pc', 'a >= 25');
+SELECT tuner.add_constraint('pc', 'a + b > 40');
+SELECT tuner.add_constraint('pc', 'b < a');
+SELECT tuner.add_constraint('pc', NULL);
+SELECT tuner.add_constraint('nosuch', 'a < b');
+SELECT tuner.add_constraint('pc', 'a < b', 'robot');
+SELECT tuner.create_study('cat', 'value', settings => '{"seed": 1}') > 0 AS created;
+SELECT tuner.add_parameter('cat', 'k', 'categorical', choices => '{p,q}');
+SELECT tuner.add_parameter('cat', 'n', 'int', low => 1, high => 9, default_value => '5');
+SELECT tuner.add_parameter('cat', 'm', 'int', low => 1, high => 9, default_value => '2');
+SELECT tuner.add_constraint('cat', 'k <= 3');
+SELECT tuner.add_constraint('cat', 'n <= m');
+-- The failed calls added nothing.
+SELECT count(*) FROM tuner.parameter_constraint
+ WHERE study_id IN (SELECT id FROM tuner.study WHERE name IN ('pc', 'cat'));
+-- Errors of predict_feasibility.
+SELECT tuner.predict_feasibility('nosuch', '{}');
+SELECT tuner.predict_feasibility('fz', NULL);
+SELECT tuner.predict_feasibility('fz', '[1]');
+SELECT tuner.predict_feasibility('fz', '{"z": 1}');
+SELECT tuner.predict_feasibility('fz', '{"x": 0.5}');
+SELECT tuner.predict_feasibility('pc', '{"a": 1, "b": 2, "c": 3}');

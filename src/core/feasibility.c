@@ -1,0 +1,338 @@
+/*
+ * feasibility.c
+ *	  The feasibility terms of constrained EI (see feasibility.h): one GP
+ *	  per outcome (failures, each outcome constraint), fitted like the
+ *	  objective's, and log P(feasible) = sum of log Phi((bound - mu) / sd)
+ *	  with its gradient for the acquisition's L-BFGS.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "feasibility.h"
+#include "log_ei.h"
+#include "suggest_internal.h"
+
+/* Posterior sd never goes below this fraction of the prior sd. */
+#define MIN_SD_FRACTION 1e-6
+
+/*
+ * Shortest lengthscale of the failure model (unit cube).  The marginal
+ * likelihood of a 0/1 step is highest with lengthscales about the spacing
+ * of the trials: the model then interpolates each failure and reverts to
+ * the base rate of failures right next to it, so P(feasible) stays middling
+ * all over a failing region and the optimizer keeps probing it between
+ * failed trials (seen here on a square whose right half fails: as many
+ * failures as when they were only excluded).  Failing regions are regions,
+ * not points, so the model is made smoother than that.
+ */
+#define FAILURE_MIN_LENGTHSCALE 0.2
+
+/*
+ * Smallest noise variance of the failure model (standardised outcome).
+ * Without noise the smoother interpolant of a 0/1 step overshoots: below 0
+ * between failed trials a little apart, where it then promised P(feasible)
+ * near 1 in the middle of a failing region.  Noise makes it a smoothed
+ * failure rate instead.
+ */
+#define FAILURE_MIN_NOISE 0.1
+
+/* Does observed trial i meet every outcome constraint; see feasibility.h. */
+int
+feasibility_trial_ok(const SuggestInput *in, int i)
+{
+	int k;
+
+	for (k = 0; k < in->n_constraints; k++)
+	{
+		double v = in->y_constraint[(size_t)i * in->n_constraints + k];
+
+		if (isnan(v) || !(v <= in->constraint_bound[k]))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Fit one term on the n unit points x with outcome y (raw units), holding
+ * where y <= bound.  Standardised like the objective.
+ */
+static TunerErrorCode
+fit_term(const SuggestInput *in, const double *x, const double *y, int n,
+		 double bound, uint64_t seed, const int *categories,
+		 double min_lengthscale, double min_noise, FeasibilityTerm *term,
+		 TunerStatus *status)
+{
+	double *ys = tuner_alloc(sizeof(double) * (n > 0 ? n : 1));
+	GpFitOptions options;
+	TunerErrorCode rc;
+	int i;
+
+	if (ys == NULL)
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory fitting a feasibility model");
+	suggest_metric_scale(y, n, 1, &term->y_mean, &term->y_sd);
+	if (!(term->y_sd > 0.0) || !isfinite(term->y_sd))
+		term->y_sd = 1.0;
+	for (i = 0; i < n; i++)
+		ys[i] = (y[i] - term->y_mean) / term->y_sd;
+	term->bound = (bound - term->y_mean) / term->y_sd;
+	gp_fit_options_init(&options);
+	options.seed = seed;
+	options.categories = categories;
+	if (min_noise > options.min_noise)
+		options.min_noise = min_noise;
+	rc = gp_fit_standardized(x, ys, n, in->d, &options, &term->model, status);
+	tuner_free(ys);
+	if (rc != TUNER_OK)
+		return rc;
+	if (min_lengthscale > 0.0)
+	{
+		int k, raised = 0;
+
+		for (k = 0; k < in->d; k++)
+			if (term->model->lengthscales[k] < min_lengthscale)
+			{
+				term->model->lengthscales[k] = min_lengthscale;
+				raised = 1;
+			}
+		if (raised)
+		{
+			rc = gp_prepare(term->model, status);
+			if (rc != TUNER_OK)
+				return rc;
+		}
+	}
+	gp_posterior(term->model, &term->post);
+	return TUNER_OK;
+}
+
+/* log Phi((bound - mu) / sd) of one term, and its gradient into grad. */
+static double
+term_log_prob(const FeasibilityTerm *term, const double *u, double *grad,
+			  double *scratch)
+{
+	const Posterior *post = &term->post;
+	int d = post->d;
+	double *dmu = scratch + post->n_scratch;
+	double *dvar = dmu + d;
+	double sd_min = MIN_SD_FRACTION * sqrt(post->prior_var);
+	double mu, var, sd, z;
+	int k;
+
+	post->point(post->state, u, &mu, &var, grad != NULL ? dmu : NULL, dvar,
+				scratch);
+	sd = var > sd_min * sd_min ? sqrt(var) : sd_min;
+	z = (term->bound - mu) / sd;
+	if (grad != NULL)
+	{
+		double r = dlog_normal_cdf(z);
+		int floored = !(var > sd_min * sd_min);
+
+		for (k = 0; k < d; k++)
+		{
+			double dsd = floored ? 0.0 : dvar[k] / (2.0 * sd);
+
+			grad[k] = r * (-dmu[k] - z * dsd) / sd;
+		}
+	}
+	return log_normal_cdf(z);
+}
+
+/* log P(feasible) at u; see feasibility.h. */
+double
+feasibility_log_prob(const FeasibilityModel *model, const double *u,
+					 double *grad, double *scratch)
+{
+	double *tgrad = scratch;
+	double *tscratch = scratch + model->d;
+	double total = 0.0;
+	int t, k;
+
+	if (grad != NULL)
+		memset(grad, 0, sizeof(double) * model->d);
+	for (t = 0; t < model->n_terms; t++)
+	{
+		total += term_log_prob(&model->terms[t], u,
+							   grad != NULL ? tgrad : NULL, tscratch);
+		if (grad != NULL)
+			for (k = 0; k < model->d; k++)
+				grad[k] += tgrad[k];
+	}
+	return total;
+}
+
+static double
+hook_point(const void *state, const double *u, double *grad, double *scratch)
+{
+	return feasibility_log_prob(state, u, grad, scratch);
+}
+
+/* log P(feasible) at m points, one batch prediction per term. */
+static TunerErrorCode
+hook_batch(const void *state, const double *u, int m, double *log_p,
+		   TunerStatus *status)
+{
+	const FeasibilityModel *model = state;
+	double *mean = tuner_alloc(sizeof(double) * (m > 0 ? m : 1));
+	double *sd = tuner_alloc(sizeof(double) * (m > 0 ? m : 1));
+	TunerErrorCode rc = TUNER_OK;
+	int t, j;
+
+	if (mean == NULL || sd == NULL)
+	{
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory scoring feasibility");
+		goto done;
+	}
+	for (j = 0; j < m; j++)
+		log_p[j] = 0.0;
+	for (t = 0; t < model->n_terms; t++)
+	{
+		const FeasibilityTerm *term = &model->terms[t];
+		double sd_min = MIN_SD_FRACTION * sqrt(term->post.prior_var);
+
+		rc = gp_predict(term->model, u, m, mean, sd, status);
+		if (rc != TUNER_OK)
+			goto done;
+		for (j = 0; j < m; j++)
+			log_p[j] += log_normal_cdf((term->bound - mean[j]) /
+									   (sd[j] > sd_min ? sd[j] : sd_min));
+	}
+done:
+	tuner_free(mean);
+	tuner_free(sd);
+	return rc;
+}
+
+void
+feasibility_free(FeasibilityModel *model)
+{
+	int t;
+
+	if (model == NULL)
+		return;
+	for (t = 0; t < model->n_terms; t++)
+		gp_model_free(model->terms[t].model);
+	tuner_free(model->terms);
+	tuner_free(model);
+}
+
+/* Fit the failure and constraint terms; see feasibility.h. */
+TunerErrorCode
+feasibility_fit(const SuggestInput *in, uint64_t seed, FeasibilityModel **out,
+				TunerStatus *status)
+{
+	int d = in->d;
+	int n_all = in->n_observed + in->n_failed;
+	double *x =
+		tuner_alloc(sizeof(double) * (size_t)(n_all > 0 ? n_all : 1) * d);
+	double *xs =
+		tuner_alloc(sizeof(double) * (size_t)(n_all > 0 ? n_all : 1) * d);
+	double *y = tuner_alloc(sizeof(double) * (n_all > 0 ? n_all : 1));
+	int *categories = tuner_alloc(sizeof(int) * d);
+	const int *cats = NULL;
+	FeasibilityModel *model = NULL;
+	TunerErrorCode rc = TUNER_OK;
+	int i, k, n, scratch = 0;
+
+	*out = NULL;
+	model = tuner_alloc_zero(sizeof(FeasibilityModel));
+	if (model != NULL)
+		model->terms = tuner_alloc_zero(sizeof(FeasibilityTerm) *
+										(1 + in->n_constraints));
+	if (!x || !xs || !y || !categories || !model || !model->terms)
+	{
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory fitting a feasibility model");
+		goto done;
+	}
+	model->d = d;
+	if (space_kernel_categories(in->params, d, categories) > 0)
+		cats = categories;
+	for (i = 0; i < in->n_observed; i++)
+		space_to_unit(in->params, d, in->x_observed + (size_t)i * d,
+					  x + (size_t)i * d);
+	for (i = 0; i < in->n_failed; i++)
+		space_to_unit(in->params, d, in->x_failed + (size_t)i * d,
+					  x + (size_t)(in->n_observed + i) * d);
+
+	/* failures: 1 failed, 0 ran; feasible below one half */
+	if (in->n_failed > 0 && in->n_observed > 0)
+	{
+		FeasibilityTerm *term = &model->terms[model->n_terms];
+
+		for (i = 0; i < n_all; i++)
+			y[i] = i < in->n_observed ? 0.0 : 1.0;
+		rc =
+			fit_term(in, x, y, n_all, 0.5, seed, cats, FAILURE_MIN_LENGTHSCALE,
+					 FAILURE_MIN_NOISE, term, status);
+		if (rc != TUNER_OK)
+			goto done;
+		term->source = -1;
+		model->n_terms++;
+	}
+	for (k = 0; k < in->n_constraints; k++)
+	{
+		FeasibilityTerm *term = &model->terms[model->n_terms];
+		double mean, sd;
+
+		if (!suggest_usable_scale(in->y_constraint + k, in->n_observed,
+								  in->n_constraints, &mean, &sd))
+			continue;
+		for (i = 0, n = 0; i < in->n_observed; i++)
+		{
+			double v = in->y_constraint[(size_t)i * in->n_constraints + k];
+
+			if (isnan(v))
+				continue;
+			memcpy(xs + (size_t)n * d, x + (size_t)i * d, sizeof(double) * d);
+			y[n++] = v;
+		}
+		rc = fit_term(in, xs, y, n, in->constraint_bound[k], seed + 1 + k,
+					  cats, 0.0, 0.0, term, status);
+		if (rc != TUNER_OK)
+			goto done;
+		term->source = k;
+		model->n_terms++;
+	}
+	if (model->n_terms == 0)
+		goto done;
+	for (i = 0; i < model->n_terms; i++)
+		if (model->terms[i].post.n_scratch > scratch)
+			scratch = model->terms[i].post.n_scratch;
+	model->hook.point = hook_point;
+	model->hook.batch = hook_batch;
+	model->hook.state = model;
+	/* each term's gradient (d), then its posterior's scratch and 2 d */
+	model->hook.n_scratch = scratch + 3 * d;
+	model->hook.without_ei = 0;
+	*out = model;
+	model = NULL;
+done:
+	feasibility_free(model);
+	tuner_free(x);
+	tuner_free(xs);
+	tuner_free(y);
+	tuner_free(categories);
+	return rc;
+}
+
+/* Describe term t; see feasibility.h. */
+void
+feasibility_describe(const FeasibilityModel *model, int t, ConstraintFit *fit)
+{
+	const FeasibilityTerm *term = &model->terms[t];
+
+	fit->fitted = 1;
+	fit->n = term->model->n;
+	if (fit->lengthscales != NULL)
+		memcpy(fit->lengthscales, term->model->lengthscales,
+			   sizeof(double) * model->d);
+	fit->outputscale = term->model->outputscale;
+	fit->noise = term->model->noise;
+	fit->mean = term->model->mean;
+	fit->log_likelihood = term->model->log_likelihood;
+	fit->y_mean = term->y_mean;
+	fit->y_sd = term->y_sd;
+	fit->bound = term->bound;
+}

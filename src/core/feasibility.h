@@ -1,0 +1,75 @@
+/*
+ * feasibility.h
+ *	  The probability that a configuration is feasible: that it runs (a
+ *	  model of the failed trials) and that it meets every outcome
+ *	  constraint (one model per constraint metric), as one term the
+ *	  acquisition adds to log EI (posterior.h): constrained EI.
+ *
+ *	  Each term is a Matern-5/2 GP regression on the unit cube of an
+ *	  outcome c(x), holding where c <= bound, and P(holds) = Phi((bound -
+ *	  mu(x)) / sd(x)) under its posterior.  For failures the outcome is 1
+ *	  for a failed trial and 0 for one that ran, with bound 1/2: a GP
+ *	  regression on the 0/1 outcome rather than a GP classifier (probit
+ *	  likelihood with a Laplace or EP approximation).  Why: it reuses the
+ *	  fitted, tested GP with its analytic gradients and hyperparameter fit,
+ *	  needs no inner iteration that could fail to converge at suggestion
+ *	  time, treats failures and outcome constraints alike, and its
+ *	  predictive sd makes P(feasible) tend to a middling value far from
+ *	  every trial, so unexplored regions stay reachable.  What it gives
+ *	  up: the outcome is not Gaussian, so the probability is a calibrated
+ *	  ranking of regions rather than an exact class probability.
+ */
+#ifndef TUNER_FEASIBILITY_H
+#define TUNER_FEASIBILITY_H
+
+#include <stdint.h>
+
+#include "gp.h"
+#include "posterior.h"
+#include "suggest.h"
+
+typedef struct FeasibilityTerm
+{
+	GpModel *model; /* standardised outcome */
+	Posterior post; /* of model */
+	double bound;   /* standardised */
+	double y_mean;
+	double y_sd;
+	int source; /* -1 failures, k outcome constraint k */
+} FeasibilityTerm;
+
+typedef struct FeasibilityModel
+{
+	int d;
+	int n_terms;
+	FeasibilityTerm *terms;
+	PosteriorFeasibility hook; /* for Posterior.feasibility */
+} FeasibilityModel;
+
+/*
+ * Fit the terms of in (unit-cube coordinates from in->params): the
+ * failures when in->n_failed > 0, each outcome constraint with two values
+ * or more and spread.  *out is NULL when there is nothing to model.
+ */
+extern TunerErrorCode feasibility_fit(const SuggestInput *in, uint64_t seed,
+									  FeasibilityModel **out,
+									  TunerStatus *status);
+
+extern void feasibility_free(FeasibilityModel *model);
+
+/*
+ * log P(feasible) at unit point u (d values), with its gradient when grad
+ * is not NULL; scratch holds model->hook.n_scratch doubles.
+ */
+extern double feasibility_log_prob(const FeasibilityModel *model,
+								   const double *u, double *grad,
+								   double *scratch);
+
+/* Does observed trial i meet every outcome constraint of in? */
+extern int feasibility_trial_ok(const SuggestInput *in, int i);
+
+/* Describe term t's fit in fit (lengthscales copied when not NULL). */
+extern void feasibility_describe(const FeasibilityModel *model, int t,
+								 ConstraintFit *fit);
+
+#endif /* TUNER_FEASIBILITY_H */

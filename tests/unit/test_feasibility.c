@@ -1,0 +1,416 @@
+/*
+ * test_feasibility.c
+ *	  Constrained EI: log Phi against closed forms, the gradient of log
+ *	  P(feasible) against finite differences, a failing region the
+ *	  optimizer learns to avoid (against the same runs with failures only
+ *	  excluded), an outcome constraint, no feasible trial yet, linear
+ *	  parameter constraints in the design and the model steps, and bad
+ *	  input.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "feasibility.h"
+#include "log_ei.h"
+#include "suggest.h"
+#include "unit.h"
+
+#define BUDGET 30
+
+static void
+input_init(SuggestInput *in, const ParamSpec *params, int d)
+{
+	memset(in, 0, sizeof(SuggestInput));
+	in->params = params;
+	in->d = d;
+	in->n_initial = 5;
+	in->design_seed = 17;
+}
+
+/* Fails where x0 > 0.55 (45% of the square [0, 1]^2). */
+static int
+fails(const double *x)
+{
+	return x[0] > 0.55;
+}
+
+/* Lowest at (0.7, 0.3), inside the failing region. */
+static double
+objective(const double *x)
+{
+	return (x[0] - 0.7) * (x[0] - 0.7) + (x[1] - 0.3) * (x[1] - 0.3);
+}
+
+/*
+ * BUDGET steps on the square; with model_failures the failed trials are
+ * x_failed, else only excluded (x_other).  Returns the failures after the
+ * design deeper than 0.05 inside the failing region (the feasible optimum
+ * lies on its edge, so both probe the edge itself); *best the best value
+ * that ran.
+ */
+static int
+run_failing(int model_failures, uint64_t seed, double *best)
+{
+	ParamSpec sq[2] = {{PARAM_FLOAT, 0, 1, 0, 0}, {PARAM_FLOAT, 0, 1, 0, 0}};
+	double xo[BUDGET * 2], yo[BUDGET], xf[BUDGET * 2], cfg[2], ls[2];
+	SuggestInput in;
+	SuggestResult out;
+	TunerStatus status;
+	int n_obs = 0, n_fail = 0, late = 0, t;
+
+	memset(&out, 0, sizeof(out));
+	out.config = cfg;
+	out.lengthscales = ls;
+	input_init(&in, sq, 2);
+	in.design_seed = seed;
+	*best = HUGE_VAL;
+	for (t = 0; t < BUDGET; t++)
+	{
+		in.x_observed = xo;
+		in.y_observed = yo;
+		in.n_observed = n_obs;
+		if (model_failures)
+		{
+			in.x_failed = xf;
+			in.n_failed = n_fail;
+		}
+		else
+		{
+			in.x_other = xf;
+			in.n_other = n_fail;
+		}
+		in.design_index = t;
+		in.seed = seed * 1000 + t;
+		if (tuner_suggest(&in, &out, &status) != TUNER_OK)
+		{
+			fprintf(stderr, "suggest failed: %s\n", status.message);
+			CHECK(0);
+			return -1;
+		}
+		if (fails(cfg))
+		{
+			memcpy(xf + 2 * n_fail++, cfg, sizeof(cfg));
+			late += out.source != SUGGEST_DESIGN && cfg[0] > 0.6;
+		}
+		else
+		{
+			memcpy(xo + 2 * n_obs, cfg, sizeof(cfg));
+			yo[n_obs] = objective(cfg);
+			*best = fmin(*best, yo[n_obs++]);
+		}
+	}
+	return late;
+}
+
+/* log Phi and its derivative against closed forms and differences. */
+static void
+test_log_normal_cdf(void)
+{
+	double z;
+
+	CHECK_CLOSE(log_normal_cdf(0.0), log(0.5), 1e-15);
+	CHECK_CLOSE(log_normal_cdf(-1.0), log(0.15865525393145705), 1e-13);
+	CHECK_CLOSE(log_normal_cdf(1.5), log(0.93319279873114191), 1e-13);
+	/* Phi(-10) = 7.6198530241604696e-24 */
+	CHECK_CLOSE(log_normal_cdf(-10.0), log(7.6198530241604696e-24), 1e-12);
+	CHECK(isfinite(log_normal_cdf(-1e3)) && log_normal_cdf(-1e3) < -4e5);
+	for (z = -30.0; z <= 6.0; z += 0.75)
+	{
+		double h = 1e-6;
+		double fd =
+			(log_normal_cdf(z + h) - log_normal_cdf(z - h)) / (2.0 * h);
+
+		CHECK_CLOSE(dlog_normal_cdf(z), fd, 1e-5);
+	}
+}
+
+/* The gradient of log P(feasible) of a fitted model. */
+static void
+test_gradient(void)
+{
+	ParamSpec sq[2] = {{PARAM_FLOAT, 0, 1, 0, 0}, {PARAM_FLOAT, 0, 1, 0, 0}};
+	double xo[12 * 2], yo[12], xf[6 * 2], yc[12], bound = 0.8;
+	double u[2] = {0.31, 0.22}, grad[2], scratch[256];
+	SuggestInput in;
+	FeasibilityModel *model = NULL;
+	TunerStatus status;
+	int i, k;
+
+	input_init(&in, sq, 2);
+	for (i = 0; i < 12; i++)
+	{
+		xo[2 * i] = 0.05 + 0.04 * i;
+		xo[2 * i + 1] = fmod(0.37 * i, 1.0);
+		yo[i] = objective(xo + 2 * i);
+		yc[i] = xo[2 * i] + xo[2 * i + 1];
+	}
+	for (i = 0; i < 6; i++)
+	{
+		xf[2 * i] = 0.6 + 0.07 * i;
+		xf[2 * i + 1] = fmod(0.53 * i, 1.0);
+	}
+	in.x_observed = xo;
+	in.y_observed = yo;
+	in.n_observed = 12;
+	in.x_failed = xf;
+	in.n_failed = 6;
+	in.y_constraint = yc;
+	in.constraint_bound = &bound;
+	in.n_constraints = 1;
+	CHECK(feasibility_fit(&in, 5, &model, &status) == TUNER_OK);
+	CHECK(model != NULL && model->n_terms == 2);
+	if (model == NULL || model->hook.n_scratch > 256)
+		return;
+	(void)feasibility_log_prob(model, u, grad, scratch);
+	for (k = 0; k < 2; k++)
+	{
+		double up[2] = {u[0], u[1]}, dn[2] = {u[0], u[1]}, h = 1e-6;
+
+		up[k] += h;
+		dn[k] -= h;
+		CHECK_CLOSE(grad[k],
+					(feasibility_log_prob(model, up, NULL, scratch) -
+					 feasibility_log_prob(model, dn, NULL, scratch)) /
+						(2.0 * h),
+					1e-4);
+	}
+	/* a failing point is less likely feasible than a running one */
+	{
+		double bad[2] = {0.9, 0.5}, good[2] = {0.2, 0.2};
+
+		CHECK(feasibility_log_prob(model, bad, NULL, scratch) <
+			  feasibility_log_prob(model, good, NULL, scratch));
+		CHECK(feasibility_log_prob(model, good, NULL, scratch) <= 0.0);
+	}
+	feasibility_free(model);
+}
+
+/*
+ * Learning from failures: fewer failed trials after the design than when
+ * they are only excluded, summed over seeds, and as good a best value.
+ */
+static void
+test_failing_region(void)
+{
+	int seed, with = 0, without = 0;
+	double best_with = 0.0, best_without = 0.0;
+
+	for (seed = 1; seed <= 4; seed++)
+	{
+		double b;
+
+		with += run_failing(1, seed, &b);
+		best_with += b;
+		without += run_failing(0, seed, &b);
+		best_without += b;
+	}
+	fprintf(stderr,
+			"  failing region: %d failures deeper than 0.05 after the design "
+			"(learned) vs "
+			"%d (excluded only); best %.4f vs %.4f\n",
+			with, without, best_with / 4, best_without / 4);
+	CHECK(with >= 0 && 3 * with <= 2 * without);
+	/* the feasible optimum (0.55, 0.3) has value 0.0225 */
+	CHECK(best_with / 4 < 0.03);
+}
+
+/*
+ * An outcome constraint x0 + x1 <= 0.8 that excludes the unconstrained
+ * optimum: model steps mostly meet it and the best feasible value
+ * approaches the constrained optimum.
+ */
+static void
+test_outcome_constraint(void)
+{
+	ParamSpec sq[2] = {{PARAM_FLOAT, 0, 1, 0, 0}, {PARAM_FLOAT, 0, 1, 0, 0}};
+	double xo[BUDGET * 2], yo[BUDGET], yc[BUDGET], cfg[2], ls[2], bound = 0.8;
+	double best = HUGE_VAL;
+	ConstraintFit fits[2];
+	double fit_ls[4];
+	SuggestInput in;
+	SuggestResult out;
+	TunerStatus status;
+	int t, model_steps = 0, broke = 0;
+
+	memset(&out, 0, sizeof(out));
+	out.config = cfg;
+	out.lengthscales = ls;
+	fits[0].lengthscales = fit_ls;
+	fits[1].lengthscales = fit_ls + 2;
+	out.constraint_fits = fits;
+	input_init(&in, sq, 2);
+	in.x_observed = xo;
+	in.y_observed = yo;
+	in.y_constraint = yc;
+	in.constraint_bound = &bound;
+	in.n_constraints = 1;
+	for (t = 0; t < BUDGET; t++)
+	{
+		in.n_observed = t;
+		in.design_index = t;
+		in.seed = 400 + t;
+		CHECK(tuner_suggest(&in, &out, &status) == TUNER_OK);
+		memcpy(xo + 2 * t, cfg, sizeof(cfg));
+		/* lowest at (0.7, 0.6): x0 + x1 = 1.3 breaks the constraint */
+		yo[t] = (cfg[0] - 0.7) * (cfg[0] - 0.7) +
+				(cfg[1] - 0.6) * (cfg[1] - 0.6);
+		yc[t] = cfg[0] + cfg[1];
+		if (out.source == SUGGEST_MODEL)
+		{
+			model_steps++;
+			broke += yc[t] > bound + 0.05;
+			CHECK(out.feasibility >= 0.0 && out.feasibility <= 1.0);
+			CHECK(fits[0].fitted == 0 && fits[1].fitted == 1);
+			CHECK(isfinite(fits[1].bound) && fit_ls[2] > 0.0);
+		}
+		if (yc[t] <= bound)
+			best = fmin(best, yo[t]);
+	}
+	fprintf(stderr,
+			"  outcome constraint: %d of %d model steps broke it by > 0.05; "
+			"best feasible %.4f\n",
+			broke, model_steps, best);
+	CHECK(model_steps == BUDGET - 5);
+	CHECK(2 * broke < model_steps);
+	/* the constrained optimum (0.45, 0.35) has value 0.125 */
+	CHECK(best < 0.14);
+}
+
+/* No trial meets the constraint yet: the step heads for feasibility. */
+static void
+test_no_feasible(void)
+{
+	ParamSpec sq[2] = {{PARAM_FLOAT, 0, 1, 0, 0}, {PARAM_FLOAT, 0, 1, 0, 0}};
+	double xo[8 * 2], yo[8], yc[8], cfg[2], ls[2], bound = 0.2;
+	SuggestInput in;
+	SuggestResult out;
+	TunerStatus status;
+	int i;
+
+	memset(&out, 0, sizeof(out));
+	out.config = cfg;
+	out.lengthscales = ls;
+	input_init(&in, sq, 2);
+	for (i = 0; i < 8; i++)
+	{
+		xo[2 * i] = 0.5 + 0.06 * i;
+		xo[2 * i + 1] = fmod(0.3 + 0.41 * i, 1.0);
+		/* lower is better towards x0 = 1, but only x0 <= 0.2 is feasible */
+		yo[i] = -xo[2 * i];
+		yc[i] = xo[2 * i];
+	}
+	in.x_observed = xo;
+	in.y_observed = yo;
+	in.n_observed = 8;
+	in.y_constraint = yc;
+	in.constraint_bound = &bound;
+	in.n_constraints = 1;
+	in.design_index = 8;
+	in.seed = 3;
+	CHECK(tuner_suggest(&in, &out, &status) == TUNER_OK);
+	CHECK(out.source == SUGGEST_MODEL);
+	CHECK(cfg[0] < 0.4);
+	CHECK(out.feasibility > 0.5);
+}
+
+/* Linear parameter constraints: never a point that breaks one. */
+static void
+test_linear(void)
+{
+	ParamSpec sp[2] = {{PARAM_INT, 1, 20, 0, 0}, {PARAM_INT, 1, 20, 0, 0}};
+	/* x0 < x1, i.e. x0 - x1 <= -1 strictly below 0; and x0 + 2 x1 <= 40 */
+	double coef[4] = {1, -1, 1, 2}, rhs[2] = {0, 40};
+	int strict[2] = {1, 0};
+	double xo[25 * 2], yo[25], cfg[2], ls[2];
+	SuggestInput in;
+	SuggestResult out;
+	TunerStatus status;
+	int t, broke = 0;
+
+	memset(&out, 0, sizeof(out));
+	out.config = cfg;
+	out.lengthscales = ls;
+	input_init(&in, sp, 2);
+	in.linear_coef = coef;
+	in.linear_rhs = rhs;
+	in.linear_strict = strict;
+	in.n_linear = 2;
+	in.x_observed = xo;
+	in.y_observed = yo;
+	for (t = 0; t < 25; t++)
+	{
+		in.n_observed = t;
+		in.design_index = t;
+		in.seed = 50 + t;
+		CHECK(tuner_suggest(&in, &out, &status) == TUNER_OK);
+		broke += !(cfg[0] < cfg[1]) || cfg[0] + 2 * cfg[1] > 40;
+		memcpy(xo + 2 * t, cfg, sizeof(cfg));
+		/* best at x0 = x1 = 20, which breaks both */
+		yo[t] = -(cfg[0] + cfg[1]);
+	}
+	CHECK(broke == 0);
+
+	/* unsatisfiable: x0 >= 25 within [1, 20] */
+	{
+		double c1[2] = {-1, 0}, r1 = -25;
+		int s1 = 0;
+
+		in.linear_coef = c1;
+		in.linear_rhs = &r1;
+		in.linear_strict = &s1;
+		in.n_linear = 1;
+		in.n_observed = 0;
+		in.design_index = 0;
+		CHECK(tuner_suggest(&in, &out, &status) == TUNER_ERR_EXHAUSTED);
+		CHECK(strstr(status.message, "parameter constraints") != NULL);
+	}
+}
+
+/* Bad input: NaN bound, missing arrays, NaN coefficient. */
+static void
+test_bad_input(void)
+{
+	ParamSpec sq[2] = {{PARAM_FLOAT, 0, 1, 0, 0}, {PARAM_FLOAT, 0, 1, 0, 0}};
+	double cfg[2], ls[2], bound = NAN, yc[1] = {0.5}, xo[2] = {0.1, 0.2},
+					  yo[1] = {1.0}, coef[2] = {NAN, 1}, rhs = 1;
+	int strict = 0;
+	SuggestInput in;
+	SuggestResult out;
+	TunerStatus status;
+
+	memset(&out, 0, sizeof(out));
+	out.config = cfg;
+	out.lengthscales = ls;
+	input_init(&in, sq, 2);
+	in.x_observed = xo;
+	in.y_observed = yo;
+	in.n_observed = 1;
+	in.y_constraint = yc;
+	in.constraint_bound = &bound;
+	in.n_constraints = 1;
+	CHECK(tuner_suggest(&in, &out, &status) == TUNER_ERR_INVALID);
+	CHECK(strstr(status.message, "bound") != NULL);
+	in.constraint_bound = NULL;
+	CHECK(tuner_suggest(&in, &out, &status) == TUNER_ERR_INVALID);
+	in.n_constraints = 0;
+	in.linear_coef = coef;
+	in.linear_rhs = &rhs;
+	in.linear_strict = &strict;
+	in.n_linear = 1;
+	CHECK(tuner_suggest(&in, &out, &status) == TUNER_ERR_INVALID);
+	in.n_linear = 0;
+	in.n_failed = 2;
+	CHECK(tuner_suggest(&in, &out, &status) == TUNER_ERR_INVALID);
+}
+
+void
+test_feasibility(void)
+{
+	test_log_normal_cdf();
+	test_gradient();
+	test_failing_region();
+	test_outcome_constraint();
+	test_no_feasible();
+	test_linear();
+	test_bad_input();
+}
