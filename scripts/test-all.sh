@@ -14,7 +14,7 @@
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
 #              crash/restart, pg_cron) in their own clusters, as postgres
 #   regress    pg_regress (make installcheck) in a throwaway cluster
-#   concurrency, plots (tests/plots/test_render.sh), reference/*.py in the
+#   concurrency, dump-restore, plots (tests/plots/test_render.sh), reference/*.py in the
 #              same throwaway cluster
 # Exits non-zero when any suite fails; the last line is "N passed, N failed".
 set -uo pipefail
@@ -75,6 +75,8 @@ in_cluster() {
 	}
 	suite regress installcheck
 	suite concurrency bash tests/concurrency.sh
+	# a study through pg_dump and pg_restore into a fresh database
+	suite dump-restore bash tests/dump_restore.sh
 	# every tuner.plot kind: xmllint, then rendered by headless Chromium
 	suite plots bash tests/plots/test_render.sh
 	if [ ! -f tests/reference/gp_sklearn.py ]; then
