@@ -2475,7 +2475,7 @@ BEGIN
 	  FROM tuner.metric m
 	 WHERE m.study_id = s.id AND m.role = 'constraint' AND m.bound IS NOT NULL;
 	SELECT * INTO v_lin FROM tuner._linear_constraints(s.id);
-	WITH p AS (
+	WITH p AS MATERIALIZED (
 		SELECT position, name, kind, choices
 		  FROM tuner.parameter WHERE study_id = s.id AND enabled
 	), native AS MATERIALIZED (
@@ -2492,23 +2492,24 @@ BEGIN
 					  LEFT JOIN tuner.observation ax
 						ON ax.trial_id = t.id AND ax.metric_id = a.id
 					 ORDER BY a.k) END AS aux,
-			   pg_catalog.array_agg(CASE pv.kind
-					WHEN 'bool' THEN CASE WHEN pv.val::bool THEN 1 ELSE 0 END
-					WHEN 'categorical' THEN pg_catalog.array_position(pv.choices, pv.val #>> '{}') - 1
-					ELSE pv.val::float8 END ORDER BY pv.position) AS x
+			   -- One jsonb_each per trial: the config of a study with many
+			   -- parameters is stored compressed, and a t.config -> p.name
+			   -- per parameter decompressed it again each time (200
+			   -- parameters, 250 trials: 220 ms a suggestion, 45 ms this
+			   -- way).  A subquery per trial rather than a join grouped by
+			   -- trial: no sort of every (trial, parameter) pair (4000
+			   -- trials: 64 ms -> 37 ms).
+			   ARRAY(SELECT CASE p.kind
+							WHEN 'bool' THEN CASE WHEN e.value::bool THEN 1 ELSE 0 END
+							WHEN 'categorical' THEN pg_catalog.array_position(p.choices, e.value #>> '{}') - 1
+							ELSE e.value::float8 END
+					   FROM p LEFT JOIN pg_catalog.jsonb_each(t.config) e ON e.key = p.name
+					  ORDER BY p.position) AS x
 		  FROM tuner.trial t
 		  LEFT JOIN tuner.observation ob
 			ON ob.trial_id = t.id AND ob.metric_id = v_objective_id
 			   AND t.state = 'complete'
-		 -- One jsonb_each per trial: the config of a study with many
-		 -- parameters is stored compressed, and a t.config -> p.name per
-		 -- parameter decompressed it again each time (200 parameters, 250
-		 -- trials: 220 ms a suggestion, 45 ms this way).
-		 CROSS JOIN LATERAL (
-			SELECT p.position, p.kind, p.choices, e.value AS val
-			  FROM p LEFT JOIN pg_catalog.jsonb_each(t.config) e ON e.key = p.name) pv
 		 WHERE t.study_id = s.id
-		 GROUP BY t.id, t.number, t.state, ob.value
 	)
 	SELECT pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS x_observed,
 		   pg_catalog.array_agg(v_sign * n.value ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS y_observed,
