@@ -11,6 +11,8 @@
 #   ceph-cluster    tests/ceph/test_cluster.sh (a real throwaway Ceph cluster)
 #   runner-ceph     tests/runners/test_ceph.sh (tuner_ceph on such a cluster)
 #   install    make install
+#   ceph-study tests/ceph/test_study.sh (a 6-trial study of the ceph preset
+#              through background workers on a real cluster, as postgres)
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
 #              crash/restart, pg_cron) in their own clusters, as postgres
 #   regress    pg_regress (make installcheck) in a throwaway cluster
@@ -110,6 +112,9 @@ suite ceph-cluster bash tests/ceph/test_cluster.sh
 # Ceph runner: config set/readback, OSD restarts, refusals, workload (~2 min).
 suite runner-ceph bash tests/runners/test_ceph.sh
 if suite install make install; then
+	# The ceph preset: a 6-trial Sapphire study through tuner.run on a real
+	# cluster started as postgres (~4 min); needs the installed extension.
+	suite ceph-study bash tests/ceph/test_study.sh
 	# TAP clusters of their own (PostgreSQL::Test::Cluster, run as postgres).
 	suite tap bash tests/tap.sh
 	export RESULTS PYTHON

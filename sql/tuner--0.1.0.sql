@@ -1090,18 +1090,31 @@ DECLARE
 	k text;
 	v_seed bigint;
 	v_id bigint;
+	v_catalog jsonb;
 BEGIN
 	IF p_preset IS NOT NULL THEN
-		IF p_preset <> 'rocksdb' THEN
+		IF p_preset NOT IN ('rocksdb', 'ceph') THEN
 			RAISE EXCEPTION 'unknown preset "%"', p_preset
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known presets: rocksdb.';
+					  HINT = 'Known presets: rocksdb, ceph.';
 		END IF;
 		PERFORM tuner._not_null(p_settings, 'settings');
 		IF pg_catalog.jsonb_typeof(p_settings) <> 'object' THEN
 			RAISE EXCEPTION 'settings must be a JSON object'
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
+	END IF;
+	IF p_preset = 'ceph' THEN
+		-- (section "Preset ceph" at the end of this file)
+		p_objective := COALESCE(p_objective, 'write_mbps');
+		p_runner := COALESCE(p_runner, 'ceph');
+		SELECT c.settings_out, c.catalog INTO p_settings, v_catalog
+		  FROM tuner._ceph_preset_prepare(p_objective, p_settings) c;
+		IF p_runner = 'ceph' AND NOT EXISTS (
+			SELECT 1 FROM tuner.runner r WHERE r.name = 'ceph') THEN
+			PERFORM tuner.register_runner('ceph', 'tuner_ceph');
+		END IF;
+	ELSIF p_preset = 'rocksdb' THEN
 		p_objective := COALESCE(p_objective, 'ratio_to_default');
 		p_runner := COALESCE(p_runner, 'rocksdb');
 		-- The preset's settings, under the caller's; "runner" merges by key.
@@ -1202,6 +1215,8 @@ BEGIN
 	VALUES (v_id, p_objective, 'objective', p_direction);
 	IF p_preset = 'rocksdb' THEN
 		PERFORM tuner._apply_rocksdb_preset(v_id, p_name);
+	ELSIF p_preset = 'ceph' THEN
+		PERFORM tuner._apply_ceph_preset(p_name, v_catalog);
 	END IF;
 	RETURN v_id;
 END;
@@ -6963,4 +6978,259 @@ SELECT pg_catalog.array_agg(CASE p.kind
 			ELSE (config -> p.name)::float8 END ORDER BY p.position)
   FROM tuner.parameter p
  WHERE p.study_id = $1 AND p.enabled;
+$$;
+
+-------------------------------------------------------------------------------
+-- Preset "ceph": the live Ceph test cluster's option catalog through the
+-- Sapphire washing and pruning, tuned with the Sapphire pipeline by the
+-- tuner_ceph runner (src/runners/ceph/README.md).
+-------------------------------------------------------------------------------
+
+-- Study settings of the preset.  A trial is a paired measurement (the
+-- default configuration interleaved: two runs of three 3 s phases, plus
+-- OSD restarts when a restart-only option changes, ~10 s each here), and
+-- "restore" puts the cluster back to its defaults after every trial, so it
+-- is at them whenever the study ends or is stopped.  600 s is a generous
+-- timeout for that.
+CREATE FUNCTION tuner._ceph_preset_settings()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE
+AS $$
+SELECT '{"trial_timeout_s": 600, "runner": {"duration_s": 3, "paired": true, "restore": true}}'::jsonb;
+$$;
+
+-- The objectives the preset knows: tuner_ceph's metric names.  The
+-- *_ratio ones are the paired ratio to the default configuration.
+CREATE FUNCTION tuner._ceph_preset_objectives()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE
+AS $$
+SELECT ARRAY['write_mbps', 'rand_read_iops', 'write_ratio', 'rand_read_ratio'];
+$$;
+
+-- The part of the catalog the preset searches (regular expressions on the
+-- option name, the "include" of tuner.import_catalog): the OSD's client
+-- data path (op shards and threads, client message throttles), BlueStore's
+-- write throttles, deferred writes and caches, the messenger and the
+-- client's objecter throttles -- options that apply at runtime or by an OSD
+-- restart.  Random exploration over the whole catalog would set heartbeat
+-- grace times, op thread timeouts, full ratios or pool defaults that take
+-- the single-host OSD down or make its pool unwritable, which measures
+-- nothing; creation-time options are refused by the runner anyway.
+CREATE FUNCTION tuner._ceph_preset_include()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE
+AS $$
+SELECT ARRAY[
+	'^osd_op_num_shards$', '^osd_op_num_threads_per_shard$',
+	'^osd_client_message_(size_)?cap$',
+	'^ms_async_op_threads$', '^ms_dispatch_throttle_bytes$', '^ms_tcp_nodelay$', '^ms_tcp_rcvbuf$',
+	'^objecter_inflight_op(s|_bytes)$',
+	'^bluestore_throttle_(bytes|deferred_bytes|cost_per_io)$',
+	'^bluestore_deferred_batch_ops$', '^bluestore_prefer_deferred_size$',
+	'^bluestore_cache_(size|autotune|meta_ratio|kv_ratio)$', '^bluestore_csum_type$',
+	'^rocksdb_cache_size$'];
+$$;
+
+-- The import options: BlueStore, the wpq queue and the posix messenger
+-- (the test cluster's; they prune the other modules' options), no
+-- developer options, nothing fixed at OSD creation.  Options whose catalog
+-- bounds are inconsistent are dropped rather than failing the import.
+CREATE FUNCTION tuner._ceph_preset_import_options()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE
+AS $$
+SELECT pg_catalog.jsonb_build_object(
+	'osd_objectstore', 'bluestore', 'osd_op_queue', 'wpq', 'ms_type', 'async+posix',
+	'levels', '["basic", "advanced"]'::jsonb, 'apply', '["runtime", "restart"]'::jsonb,
+	'include', pg_catalog.to_jsonb(tuner._ceph_preset_include()), 'invalid', 'drop');
+$$;
+
+-- Check the runner settings tuner_ceph understands (its README's
+-- "_settings"), so that a typo fails here and not in every trial.
+CREATE FUNCTION tuner._check_ceph_runner_settings(runner jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	k text;
+	v jsonb;
+BEGIN
+	IF pg_catalog.jsonb_typeof(runner) IS DISTINCT FROM 'object' THEN
+		RAISE EXCEPTION 'setting runner must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR k, v IN SELECT * FROM pg_catalog.jsonb_each(runner)
+	LOOP
+		CASE k
+			WHEN 'duration_s' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'number' OR NOT (v::text::numeric BETWEEN 0.1 AND 3600) THEN
+					RAISE EXCEPTION 'runner setting duration_s must be a number of seconds between 0.1 and 3600'
+						USING ERRCODE = 'invalid_parameter_value',
+							  DETAIL = pg_catalog.format('Got %s.', v);
+				END IF;
+			WHEN 'repeats' THEN
+				PERFORM tuner._json_int(v, 'runner setting repeats', 1, 16);
+			WHEN 'object_size' THEN
+				PERFORM tuner._json_int(v, 'runner setting object_size', 1, 67108864);
+			WHEN 'concurrency' THEN
+				PERFORM tuner._json_int(v, 'runner setting concurrency', 1, 1024);
+			WHEN 'apply_timeout_s' THEN
+				PERFORM tuner._json_int(v, 'runner setting apply_timeout_s', 1, 600);
+			WHEN 'seed' THEN
+				PERFORM tuner._json_int(v, 'runner setting seed', 0, 9007199254740992);
+			WHEN 'paired', 'restore' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'boolean' THEN
+					RAISE EXCEPTION 'runner setting % must be true or false', k
+						USING ERRCODE = 'invalid_parameter_value',
+							  DETAIL = pg_catalog.format('Got %s.', v);
+				END IF;
+			WHEN 'cluster_dir', 'conf', 'keyring', 'cluster_script', 'state_file' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'string' OR left(v #>> '{}', 1) <> '/' THEN
+					RAISE EXCEPTION 'runner setting % must be an absolute path', k
+						USING ERRCODE = 'invalid_parameter_value',
+							  DETAIL = pg_catalog.format('Got %s.', v);
+				END IF;
+			WHEN 'pool', 'client_name' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'string' OR v #>> '{}' = '' THEN
+					RAISE EXCEPTION 'runner setting % must be a non-empty string', k
+						USING ERRCODE = 'invalid_parameter_value',
+							  DETAIL = pg_catalog.format('Got %s.', v);
+				END IF;
+			ELSE
+				RAISE EXCEPTION 'unknown runner setting "%" for the ceph preset', k
+					USING ERRCODE = 'invalid_parameter_value',
+						  HINT = 'Known: cluster_dir, conf, keyring, client_name, pool, cluster_script, state_file, object_size, concurrency, duration_s, seed, apply_timeout_s, repeats, paired, restore.';
+		END CASE;
+	END LOOP;
+END;
+$$;
+
+-- The cluster directory of a study's runner settings; by default
+-- tests/ceph/cluster.sh's default for the OS user the server (and so every
+-- trial's tuner_ceph) runs as: /var/tmp/tuner-ceph-<uid>.  The uid is the
+-- server process's own, from /proc.
+CREATE FUNCTION tuner._ceph_cluster_dir(runner jsonb)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_uid text;
+BEGIN
+	IF runner ? 'cluster_dir' THEN
+		RETURN runner ->> 'cluster_dir';
+	END IF;
+	v_uid := pg_catalog.substring(pg_catalog.pg_read_file('/proc/self/status'),
+								  E'\\nUid:\\s+([0-9]+)');
+	IF v_uid IS NULL THEN
+		RAISE EXCEPTION 'could not find the server''s user id in /proc/self/status'
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Set the runner setting cluster_dir, e.g. settings => ''{"runner": {"cluster_dir": "/var/tmp/tuner-ceph-101"}}''.';
+	END IF;
+	RETURN '/var/tmp/tuner-ceph-' || v_uid;
+END;
+$$;
+
+-- The live cluster's catalog, written by `cluster.sh start` into its
+-- directory.
+CREATE FUNCTION tuner._ceph_read_catalog(dir text)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_path text := dir || '/catalog.json';
+	v_size bigint;
+	v_text text;
+	v_catalog jsonb;
+BEGIN
+	-- (PostgreSQL 15 has no pg_read_file(path, missing_ok))
+	SELECT f.size INTO v_size FROM pg_catalog.pg_stat_file(v_path, true) f;
+	IF v_size IS NULL THEN
+		RAISE EXCEPTION 'no Ceph catalog at "%"', v_path
+			USING ERRCODE = 'undefined_file',
+				  DETAIL = 'The ceph preset imports the option catalog of the running cluster, which tests/ceph/cluster.sh start writes there.',
+				  HINT = 'Start the cluster as the server''s OS user: runuser -u postgres -- tests/ceph/cluster.sh start (add TUNER_CEPH_DIR=... and the runner setting cluster_dir for another directory).';
+	END IF;
+	v_text := pg_catalog.pg_read_file(v_path, 0, v_size);
+	BEGIN
+		v_catalog := v_text::jsonb;
+	EXCEPTION WHEN invalid_text_representation THEN
+		RAISE EXCEPTION 'the Ceph catalog "%" is not valid JSON', v_path
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Restart the cluster with tests/ceph/cluster.sh start, which rewrites it.';
+	END;
+	RETURN v_catalog;
+END;
+$$;
+
+-- Checks and settings of a "ceph" study before it is created; returns the
+-- study's settings (the preset's under the caller's, "runner" merged by
+-- key) and the catalog.
+CREATE FUNCTION tuner._ceph_preset_prepare(objective text, settings jsonb,
+										   OUT settings_out jsonb, OUT catalog jsonb)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_runner jsonb;
+BEGIN
+	-- trials run tuner_ceph, and the catalog is a server file
+	PERFORM tuner._check_program_privilege('create a study with the ceph preset');
+	IF NOT pg_catalog.pg_has_role(current_user, 'pg_read_server_files', 'USAGE')
+	   OR NOT pg_catalog.has_function_privilege('pg_catalog.pg_read_file(text)', 'EXECUTE')
+	   OR NOT pg_catalog.has_function_privilege('pg_catalog.pg_read_file(text, bigint, bigint)', 'EXECUTE')
+	   OR NOT pg_catalog.has_function_privilege('pg_catalog.pg_stat_file(text, boolean)', 'EXECUTE') THEN
+		RAISE EXCEPTION 'permission denied to create a study with the ceph preset'
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = 'The preset reads the cluster''s catalog with pg_stat_file and pg_read_file.',
+				  HINT = pg_catalog.format('A superuser can run GRANT pg_read_server_files TO %1$s and GRANT EXECUTE on pg_read_file(text), pg_read_file(text, bigint, bigint) and pg_stat_file(text, boolean) to it.',
+										   pg_catalog.quote_ident(current_user));
+	END IF;
+	IF NOT (objective = ANY (tuner._ceph_preset_objectives())) THEN
+		RAISE EXCEPTION 'unknown objective "%" for the ceph preset', objective
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use write_mbps (4 MiB objects, the default) or rand_read_iops (4 KiB objects), or their paired ratios to the default configuration, write_ratio and rand_read_ratio.';
+	END IF;
+	IF settings ? 'runner' THEN
+		PERFORM tuner._check_ceph_runner_settings(settings -> 'runner');
+	END IF;
+	v_runner := (tuner._ceph_preset_settings() -> 'runner')
+		-- random reads of small objects measure IOPS
+		|| CASE WHEN objective LIKE 'rand_read%' THEN '{"object_size": 4096}'::jsonb ELSE '{}' END
+		|| COALESCE(settings -> 'runner', '{}');
+	IF objective LIKE '%_ratio' AND v_runner -> 'paired' <> 'true' THEN
+		RAISE EXCEPTION 'objective % needs the runner setting paired', objective
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Leave "paired" at true, or choose write_mbps or rand_read_iops.';
+	END IF;
+	settings_out := tuner._ceph_preset_settings() || settings
+		|| pg_catalog.jsonb_build_object('runner', v_runner);
+	catalog := tuner._ceph_read_catalog(tuner._ceph_cluster_dir(v_runner));
+END;
+$$;
+
+-- The space and the algorithm of a created "ceph" study: the catalog
+-- through tuner.import_catalog, then the Sapphire pipeline.  Trial 1 is
+-- the default configuration (every imported option has a default).  The
+-- exploration takes 20 trials (at ~30 s a paired trial, ~10 minutes here)
+-- and the model then works on the top 5: a 40-trial study fits in about
+-- 20 minutes on this 2-core machine.  tuner.set_algorithm changes them.
+CREATE FUNCTION tuner._apply_ceph_preset(p_study text, p_catalog jsonb)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_kept int;
+BEGIN
+	PERFORM tuner.import_catalog(p_study, p_catalog, tuner._ceph_preset_import_options());
+	SELECT pg_catalog.count(*) INTO v_kept
+	  FROM tuner.parameter p JOIN tuner.study s ON s.id = p.study_id
+	 WHERE s.name = p_study;
+	IF v_kept < 2 THEN
+		RAISE EXCEPTION 'the Ceph catalog left % parameters for the ceph preset', v_kept
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'The catalog should be the running cluster''s (tests/ceph/cluster.sh start writes it); tuner.catalog_dropped says why options were left out.';
+	END IF;
+	PERFORM tuner.set_algorithm(p_study, 'sapphire',
+		pg_catalog.jsonb_build_object('explore', 20, 'top_k', LEAST(5, v_kept)));
+END;
 $$;

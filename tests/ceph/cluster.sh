@@ -9,6 +9,9 @@
 #   cluster.sh restart-osd [ID|all]   restart OSD(s), wait until writable
 #   cluster.sh env          print CEPH_CONF=... CEPH_KEYRING=... POOL=...
 #
+# `start` also writes catalog.json (the running OSD's option schema) into
+# the cluster directory: the catalog of tuner's "ceph" preset.
+#
 # Layout: 1 monitor, 1 manager and TUNER_CEPH_OSDS (1-3, default 1)
 # BlueStore OSDs, each over a sparse file, on 127.0.0.1 with non-default
 # ports (monitor TUNER_CEPH_PORT, default 46789; mgr and OSDs bind in
@@ -248,6 +251,29 @@ wait_writable() {
 	die "pool $POOL not writable after ${READY_TIMEOUT} s (logs: $DIR/*.log)"
 }
 
+# The live cluster's option schema, for the "ceph" preset of tuner.create_study
+# (read with pg_read_file): the first OSD's `config help` from its admin
+# socket, with a header, in the shape of tests/ceph/catalog-16.2.json.
+# Written atomically, readable by everyone (it holds no secret).
+write_catalog() {
+	local id
+	id=$(osd_ids | head -1)
+	timeout 60 ceph --admin-daemon "$DIR/osd.$id.asok" config help -f json |
+		OUT=$DIR/catalog.json VERSION=$(ceph-osd --version) /usr/bin/python3 -c '
+import json, os, re, sys
+options = json.load(sys.stdin)["options"]
+m = re.match(r"ceph version (\S+)", os.environ["VERSION"])
+head = {"system": "ceph", "version": m.group(1) if m else os.environ["VERSION"],
+        "ceph_version": os.environ["VERSION"],
+        "source": "config help of the running OSD (tests/ceph/cluster.sh start)",
+        "count": len(options)}
+out = os.environ["OUT"]
+with open(out + ".tmp", "w") as f:
+    f.write(json.dumps(dict(head, options=options)))
+os.chmod(out + ".tmp", 0o644)
+os.replace(out + ".tmp", out)' || die "could not write $DIR/catalog.json"
+}
+
 osd_ids() {
 	local d
 	for d in "$DIR"/osd-*; do
@@ -292,6 +318,7 @@ cmd_start() {
 	fi
 	wait_writable
 	clean_cluster_written
+	write_catalog
 	say "ready"
 	print_env
 }

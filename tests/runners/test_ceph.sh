@@ -152,6 +152,21 @@ out=$(echo '{}' | "$RUNNER" --reset 2>&1)
 check "--reset succeeds and restarts the OSD" grep -q '"reset": true, "restarted": true' <<<"$out"
 check "the OSD is back to 3 messenger workers after --reset" test "$(thread_count msgr-worker)" -eq 3
 check "--reset leaves an empty configuration database" test "$(config_dump)" = 0
+
+# --- "restore": the trial's values are removed after its runs ------------
+pid_before=$(osd_pid)
+if echo '{"osd_client_message_size_cap": 209715200, "ms_async_op_threads": 4, "_settings": {"duration_s": 1, "object_size": 1048576, "restore": true}}' |
+	"$RUNNER" >"$WORK/out.json" 2>"$WORK/err.txt"; then
+	ok "a trial with restore succeeds"
+else not_ok "a trial with restore succeeds" "$(cat "$WORK/err.txt")"; fi
+check "the trial ran with its values" \
+	test "$(jget 'd["_effective"]["osd_client_message_size_cap"] + "," + d["_effective"]["ms_async_op_threads"]')" = "209715200,4"
+check "restore leaves an empty configuration database" test "$(config_dump)" = 0
+check "restore restarted the OSD back to 3 messenger workers" test "$(thread_count msgr-worker)" -eq 3
+check "the OSD runs the default runtime value again" test "$(osd_get osd_client_message_size_cap)" = 524288000
+echo '{"_settings": {"restore": "yes"}}' | "$RUNNER" >/dev/null 2>"$WORK/err.txt"
+rc=$?
+check "restore must be a boolean (exit 2, got $rc)" test "$rc" -eq 2
 check "the OSD is back to the default osd_max_write_size" test "$(osd_get osd_max_write_size)" = 90
 
 # --- paired measurement: default and trial interleaved ------------------

@@ -58,6 +58,7 @@ typedef struct
 	int apply_timeout_s;
 	int timeout_s;
 	bool paired;
+	bool restore;
 	int repeats;
 } settings;
 
@@ -185,6 +186,7 @@ parse_settings(json_t *in, settings *s)
 	s->apply_timeout_s = 15;
 	s->timeout_s = 60;
 	s->paired = false;
+	s->restore = false;
 	s->repeats = 1;
 	if (js != NULL && !json_is_object(js))
 		die(EXIT_BADINPUT, "_settings must be an object, got %s",
@@ -245,6 +247,12 @@ parse_settings(json_t *in, settings *s)
 			if (!json_is_boolean(v))
 				die(EXIT_BADINPUT, "_settings.paired must be true or false");
 			s->paired = json_is_true(v);
+		}
+		else if (strcmp(key, "restore") == 0)
+		{
+			if (!json_is_boolean(v))
+				die(EXIT_BADINPUT, "_settings.restore must be true or false");
+			s->restore = json_is_true(v);
 		}
 		else if (strcmp(key, "apply_timeout_s") == 0)
 			s->apply_timeout_s = (int)number_setting(v, key, 1, 600);
@@ -803,6 +811,13 @@ main(int argc, char **argv)
 		if (is_trial)
 			read_back_done = true;
 	}
+	/*
+	 * "restore": leave the cluster at its defaults after every trial, so
+	 * that it is back at them whenever a study ends or is stopped between
+	 * trials (the next trial sets its own values anyway).
+	 */
+	if (s.restore)
+		restarted = apply_config(admin, &s, NULL, 0) || restarted;
 	shutdown_handles();
 
 	sb_init(&sb);
