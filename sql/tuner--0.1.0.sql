@@ -1860,7 +1860,7 @@ BEGIN
 		v_settings := v_settings || pg_catalog.jsonb_build_object('sapphire',
 			pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
 				'explore', CASE WHEN p_options ? 'explore' THEN
-					tuner._json_int(p_options -> 'explore', 'sapphire option explore', 2, 100000) END,
+					tuner._json_int(p_options -> 'explore', 'sapphire option explore', 5, 100000) END,
 				'top_k', CASE WHEN p_options ? 'top_k' THEN
 					tuner._json_int(p_options -> 'top_k', 'sapphire option top_k', 1, 100000) END,
 				'model', p_options -> 'model')));
