@@ -47,6 +47,19 @@
 
 static volatile sig_atomic_t got_signal = 0;
 
+/* The trial's index directory and file, removed when the trial is killed. */
+static char index_dir[PATH_MAX + 32];
+static char index_path[PATH_MAX + 64];
+
+static void
+remove_index(void)
+{
+	if (index_path[0])
+		(void)unlink(index_path);
+	if (index_dir[0])
+		(void)rmdir(index_dir);
+}
+
 static void
 on_signal(int sig)
 {
@@ -201,6 +214,7 @@ run_child(char *const argv[], double deadline, strbuf *out)
 		{
 			kill_tree(pid);
 			(void)waitpid(pid, NULL, 0);
+			remove_index();
 			die(128 + got_signal,
 				"terminated by signal %d: killed mpiexec and its ranks",
 				(int)got_signal);
@@ -209,6 +223,7 @@ run_child(char *const argv[], double deadline, strbuf *out)
 		{
 			kill_tree(pid);
 			(void)waitpid(pid, NULL, 0);
+			remove_index();
 			die(EXIT_FAILED,
 				"timeout: %s %s ran past the runner's timeout_s; killed mpiexec and its ranks",
 				argv[0], argv[4]);
@@ -358,7 +373,7 @@ main(void)
 	char err[512];
 	char *argv[MAX_ARGS];
 	int argc;
-	char num[64], index_dir[PATH_MAX + 32], index_path[PATH_MAX + 64];
+	char num[64];
 	json_t *gen, *build, *query, *v;
 	const char *data_path;
 	double deadline, build_s, query_s;
@@ -430,8 +445,7 @@ main(void)
 	add_arg(argv, &argc, "--query-seed", num);
 	add_hints(argv, &argc, &t);
 	query = run_step(argv, deadline);
-	(void)unlink(index_path);
-	(void)rmdir(index_dir);
+	remove_index();
 
 	build_s = metric(build, "build_s", "build");
 	query_s = metric(query, "query_s", "query");
