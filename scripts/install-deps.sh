@@ -29,6 +29,7 @@ PACKAGES=(
 	rocksdb-tools
 	mpich
 	libhdf5-mpich-dev
+	procps
 	hdf5-tools
 	python3-h5py
 	ceph-mon

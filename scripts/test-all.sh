@@ -16,7 +16,7 @@
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
 #              crash/restart, pg_cron) in their own clusters, as postgres
 #   regress    pg_regress (make installcheck) in a throwaway cluster
-#   concurrency, dump-restore, plots (tests/plots/test_render.sh), reference/*.py in the
+#   concurrency, dump-restore, fastquery-study, plots (tests/plots/test_render.sh), reference/*.py in the
 #              same throwaway cluster
 # Exits non-zero when any suite fails; the last line is "N passed, N failed".
 set -uo pipefail
@@ -79,6 +79,9 @@ in_cluster() {
 	suite concurrency bash tests/concurrency.sh
 	# a study through pg_dump and pg_restore into a fresh database
 	suite dump-restore bash tests/dump_restore.sh
+	# a fastquery study through tuner.run's workers: 4 trials at 2^20
+	# particles, then a timed-out trial leaves no MPI process (~1.5 min)
+	suite fastquery-study bash tests/fastquery_study.sh
 	# every tuner.plot kind: xmllint, then rendered by headless Chromium
 	suite plots bash tests/plots/test_render.sh
 	if [ ! -f tests/reference/gp_sklearn.py ]; then

@@ -1093,10 +1093,10 @@ DECLARE
 	v_catalog jsonb;
 BEGIN
 	IF p_preset IS NOT NULL THEN
-		IF p_preset NOT IN ('rocksdb', 'ceph') THEN
+		IF p_preset NOT IN ('rocksdb', 'ceph', 'fastquery') THEN
 			RAISE EXCEPTION 'unknown preset "%"', p_preset
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known presets: rocksdb, ceph.';
+					  HINT = 'Known presets: rocksdb, ceph, fastquery.';
 		END IF;
 		PERFORM tuner._not_null(p_settings, 'settings');
 		IF pg_catalog.jsonb_typeof(p_settings) <> 'object' THEN
@@ -1113,6 +1113,17 @@ BEGIN
 		IF p_runner = 'ceph' AND NOT EXISTS (
 			SELECT 1 FROM tuner.runner r WHERE r.name = 'ceph') THEN
 			PERFORM tuner.register_runner('ceph', 'tuner_ceph');
+		END IF;
+	ELSIF p_preset = 'fastquery' THEN
+		-- the preset's own section at the end of this file
+		p_objective := COALESCE(p_objective, 'total_s');
+		p_direction := CASE WHEN p_objective IN ('total_s', 'build_s', 'query_s', 'read_s', 'index_s', 'write_s', 'cpu_s')
+							THEN 'minimize' ELSE p_direction END;
+		p_runner := COALESCE(p_runner, 'fastquery');
+		p_settings := tuner._fastquery_preset_settings(p_settings);
+		IF p_runner = 'fastquery' AND NOT EXISTS (
+			SELECT 1 FROM tuner.runner r WHERE r.name = 'fastquery') THEN
+			PERFORM tuner.register_runner('fastquery', 'tuner_fastquery_runner');
 		END IF;
 	ELSIF p_preset = 'rocksdb' THEN
 		p_objective := COALESCE(p_objective, 'ratio_to_default');
@@ -1217,6 +1228,8 @@ BEGIN
 		PERFORM tuner._apply_rocksdb_preset(v_id, p_name);
 	ELSIF p_preset = 'ceph' THEN
 		PERFORM tuner._apply_ceph_preset(p_name, v_catalog);
+	ELSIF p_preset = 'fastquery' THEN
+		PERFORM tuner._apply_fastquery_preset(v_id, p_name);
 	END IF;
 	RETURN v_id;
 END;
@@ -7232,5 +7245,156 @@ BEGIN
 	END IF;
 	PERFORM tuner.set_algorithm(p_study, 'sapphire',
 		pg_catalog.jsonb_build_object('explore', 20, 'top_k', LEAST(5, v_kept)));
+END;
+$$;
+
+-------------------------------------------------------------------------------
+-- Preset "fastquery": the FastQuery-style bitmap index build and a fixed
+-- query set over parallel HDF5 / MPI-IO (tuner_fastquery_runner, see
+-- src/runners/fastquery/README.md).
+-------------------------------------------------------------------------------
+
+-- Check the runner settings tuner_fastquery_runner understands, so that a
+-- typo fails when the study is created and not in every trial.
+CREATE FUNCTION tuner._check_fastquery_runner_settings(runner jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	k text;
+	v jsonb;
+BEGIN
+	IF pg_catalog.jsonb_typeof(runner) IS DISTINCT FROM 'object' THEN
+		RAISE EXCEPTION 'setting runner must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR k, v IN SELECT * FROM pg_catalog.jsonb_each(runner)
+	LOOP
+		CASE k
+			WHEN 'particles' THEN
+				PERFORM tuner._json_int(v, 'runner setting particles', 1000, 2147483647);
+			WHEN 'random_queries' THEN
+				PERFORM tuner._json_int(v, 'runner setting random_queries', 0, 1000);
+			WHEN 'query_seed' THEN
+				PERFORM tuner._json_int(v, 'runner setting query_seed', 0, 2147483647);
+			WHEN 'timeout_s' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'number' OR (v #>> '{}')::float8 <= 0 THEN
+					RAISE EXCEPTION 'runner setting timeout_s must be a positive number'
+						USING ERRCODE = 'invalid_parameter_value',
+							  DETAIL = pg_catalog.format('Got %s.', v);
+				END IF;
+			WHEN 'cold' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'boolean' THEN
+					RAISE EXCEPTION 'runner setting cold must be true or false'
+						USING ERRCODE = 'invalid_parameter_value',
+							  DETAIL = pg_catalog.format('Got %s.', v);
+				END IF;
+			WHEN 'data_dir', 'program' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'string' OR left(v #>> '{}', 1) <> '/' THEN
+					RAISE EXCEPTION 'runner setting % must be an absolute path', k
+						USING ERRCODE = 'invalid_parameter_value',
+							  DETAIL = pg_catalog.format('Got %s.', v);
+				END IF;
+			WHEN 'queries', 'mpiexec' THEN
+				IF pg_catalog.jsonb_typeof(v) <> 'string' OR v #>> '{}' = '' THEN
+					RAISE EXCEPTION 'runner setting % must be a non-empty string', k
+						USING ERRCODE = 'invalid_parameter_value',
+							  DETAIL = pg_catalog.format('Got %s.', v);
+				END IF;
+			ELSE
+				RAISE EXCEPTION 'unknown runner setting "%" for the fastquery preset', k
+					USING ERRCODE = 'invalid_parameter_value',
+						  HINT = 'Known: particles, data_dir, timeout_s, queries, random_queries, query_seed, cold, program, mpiexec.';
+		END CASE;
+	END LOOP;
+END;
+$$;
+
+-- The study settings of the preset under the caller's ("runner" merges by
+-- key).  2^24 particles (470 MB of data) is the benchmark's size; tests
+-- pass 2^20.  The runner's own timeout is below the worker's, so that the
+-- runner kills mpiexec's tree itself and says which step ran too long;
+-- the worker's timeout stays as the backstop.  Five initial trials: the
+-- default and four space-filling points, then the model.
+CREATE FUNCTION tuner._fastquery_preset_settings(p_settings jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	base jsonb := '{"n_initial": 5, "trial_timeout_s": 900,
+					"runner": {"particles": 16777216, "timeout_s": 840}}';
+BEGIN
+	IF p_settings ? 'runner' THEN
+		PERFORM tuner._check_fastquery_runner_settings(p_settings -> 'runner');
+	END IF;
+	RETURN base || p_settings ||
+		pg_catalog.jsonb_build_object('runner',
+			(base -> 'runner') || COALESCE(p_settings -> 'runner', '{}'));
+END;
+$$;
+
+-- Parameters and metrics of the preset.  Defaults are tuner_fastquery's
+-- and ROMIO's own (one rank, one thread, 64 bins, contiguous data,
+-- collective I/O, ROMIO's automatic data sieving and collective buffering,
+-- its 16 MiB collective buffer, one aggregator), so trial 1 measures the
+-- untuned program.  Left out: striping_factor and striping_unit.  On this
+-- machine's ext4 ROMIO uses its generic UFS driver, which drops
+-- striping_factor from the file's info (reported "honored": false by
+-- tuner_fastquery) and keeps striping_unit without acting on it; tuning
+-- them here would present noise as a parameter.  A Lustre deployment would
+-- add them.  cb_nodes comes with cb_config_list "*:*" from the runner
+-- (ROMIO's default allows one aggregator per host) and is at most ranks.
+-- The HDF5 alignment is a choice of three values because every value
+-- needs its own cached data file.
+CREATE FUNCTION tuner._apply_fastquery_preset(p_study_id bigint, p_study text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	toggle text[] := '{automatic,enable,disable}';
+BEGIN
+	PERFORM tuner.add_parameter($2, 'bins', 'int', low => 8, high => 512,
+								default_value => '64', log_scale => true);
+	PERFORM tuner.add_parameter($2, 'layout', 'categorical', choices => '{contiguous,chunked}',
+								default_value => 'contiguous');
+	PERFORM tuner.add_parameter($2, 'io', 'categorical', choices => '{collective,independent}',
+								default_value => 'collective');
+	PERFORM tuner.add_parameter($2, 'romio_ds_read', 'categorical', choices => toggle,
+								default_value => 'automatic');
+	PERFORM tuner.add_parameter($2, 'romio_cb_read', 'categorical', choices => toggle,
+								default_value => 'automatic');
+	PERFORM tuner.add_parameter($2, 'romio_cb_write', 'categorical', choices => toggle,
+								default_value => 'automatic');
+	PERFORM tuner.add_parameter($2, 'cb_buffer_size', 'int', low => 65536, high => 67108864,
+								default_value => '16777216', log_scale => true);
+	PERFORM tuner.add_parameter($2, 'ranks', 'int', low => 1, high => 4, default_value => '1');
+	PERFORM tuner.add_parameter($2, 'cb_nodes', 'int', low => 1, high => 4, default_value => '1');
+	PERFORM tuner.add_parameter($2, 'threads', 'int', low => 1, high => 4, default_value => '1');
+	PERFORM tuner.add_parameter($2, 'overlap', 'bool', default_value => 'false');
+	PERFORM tuner.add_parameter($2, 'align', 'categorical', choices => '{0,65536,1048576}',
+								default_value => '0');
+	-- ROMIO clamps cb_nodes to the number of ranks: a larger value would
+	-- measure the clamped configuration under another name.
+	PERFORM tuner.add_constraint($2, 'cb_nodes <= ranks', 'preset');
+
+	-- The build's parts for the multi-task model, each with the parameters
+	-- that act on it (our reading of the program: reads go through the
+	-- data layout and ROMIO's read path, indexing through bins and
+	-- parallelism, writes through ROMIO's write path and the alignment).
+	INSERT INTO tuner.metric (study_id, name, role, direction, unit, cluster)
+	VALUES
+		($1, 'read_s', 'auxiliary', 'minimize', 's',
+		 '{layout,io,romio_ds_read,romio_cb_read,cb_buffer_size,cb_nodes,ranks}'),
+		($1, 'index_s', 'auxiliary', 'minimize', 's',
+		 '{bins,threads,ranks,overlap}'),
+		($1, 'write_s', 'auxiliary', 'minimize', 's',
+		 '{bins,io,romio_cb_write,cb_buffer_size,cb_nodes,align}')
+	-- one of them may be the study's objective: keep its role
+	ON CONFLICT (study_id, name) DO UPDATE
+		SET unit = EXCLUDED.unit, cluster = EXCLUDED.cluster;
+	UPDATE tuner.metric m SET unit = 's'
+	 WHERE m.study_id = $1 AND m.role = 'objective' AND m.name = 'total_s';
+	UPDATE tuner.metric m SET cluster_source = 'preset'
+	 WHERE m.study_id = $1 AND m.cluster IS NOT NULL;
 END;
 $$;

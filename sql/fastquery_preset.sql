@@ -1,0 +1,47 @@
+-- fastquery_preset: tuner.create_study(..., preset => 'fastquery') gives
+-- the parallel I/O space of tuner_fastquery_runner (no striping on a
+-- non-Lustre file system), total_s minimized with read/index/write times
+-- as auxiliary metrics, and the fastquery runner; its settings are checked.
+\set SHOW_CONTEXT never
+
+SELECT tuner.create_study('fq', preset => 'fastquery') > 0 AS created;
+SELECT objective, direction, runner, settings FROM tuner.study WHERE name = 'fq';
+SELECT name, program, args FROM tuner.runner WHERE name = 'fastquery';
+SELECT p.position, p.name, p.kind, p.low, p.high, p.log_scale, p.choices, p.default_value
+  FROM tuner.parameter p JOIN tuner.study s ON s.id = p.study_id
+ WHERE s.name = 'fq' ORDER BY p.position;
+SELECT count(*) AS striping_parameters FROM tuner.parameter p JOIN tuner.study s ON s.id = p.study_id
+ WHERE s.name = 'fq' AND p.name LIKE 'striping%';
+SELECT m.name, m.role, m.direction, m.unit, m.cluster, m.cluster_source
+  FROM tuner.metric m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'fq' ORDER BY m.id;
+SELECT c.expression, c.source FROM tuner.parameter_constraint c
+  JOIN tuner.study s ON s.id = c.study_id WHERE s.name = 'fq';
+
+-- The first suggestion is the default configuration.
+SELECT tuner.suggest_next('fq') -> 'params' AS first;
+
+-- Overrides: test-sized runner settings merged into the preset's, another
+-- time objective (still minimized).
+SELECT tuner.create_study('fq2', 'build_s', preset => 'fastquery',
+						  settings => '{"seed": 5, "runner": {"particles": 1048576, "data_dir": "/tmp/fq"}}') > 0 AS created;
+SELECT objective, direction, settings FROM tuner.study WHERE name = 'fq2';
+
+-- Errors.
+SELECT tuner.create_study('fq3', preset => 'fastquerry');
+SELECT tuner.create_study('fq', preset => 'fastquery');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '[]');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => NULL);
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": [1]}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": {"particles": 10}}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": {"particles": "many"}}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": {"timeout_s": 0}}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": {"timeout_s": "1h"}}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": {"data_dir": "tmp/fq"}}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": {"cold": "yes"}}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": {"queries": ""}}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": {"random_queries": -1}}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": {"striping_factor": 4}}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"n_initial": 0}');
+SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"trial_timout_s": 5}');
+SELECT count(*) AS studies_named_fq3 FROM tuner.study WHERE name = 'fq3';
