@@ -563,6 +563,24 @@ BEGIN
 					  DETAIL = pg_catalog.format('Got %s.', settings -> 'kill_grace_s');
 		END IF;
 	END IF;
+	-- Leases and retries (tuner.heartbeat, tuner.reap).
+	IF settings ? 'lease_s' THEN
+		IF pg_catalog.jsonb_typeof(settings -> 'lease_s') IS DISTINCT FROM 'number' THEN
+			RAISE EXCEPTION 'setting lease_s must be a number of seconds'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', settings -> 'lease_s'),
+					  HINT = 'A running trial not renewed by tuner.heartbeat() for this long is interrupted; the default is 300.';
+		END IF;
+		v := (settings -> 'lease_s')::float8;
+		IF v <= 0 OR v > 1000000 THEN
+			RAISE EXCEPTION 'setting lease_s must be between 0 and 1000000 seconds'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', settings -> 'lease_s');
+		END IF;
+	END IF;
+	IF settings ? 'max_retries' THEN
+		PERFORM tuner._json_int(settings -> 'max_retries', 'setting max_retries', 0, 100);
+	END IF;
 	IF settings ? 'runner' AND pg_catalog.jsonb_typeof(settings -> 'runner') IS DISTINCT FROM 'object' THEN
 		RAISE EXCEPTION 'setting runner must be a JSON object'
 			USING ERRCODE = 'invalid_parameter_value',
@@ -1168,10 +1186,10 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(p_settings)
 	LOOP
-		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank', 'icm_joint', 'transfer_from', 'bound_margin', 'bound_hits', 'noise_sd') THEN
+		IF k NOT IN ('seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s', 'runner', 'icm_rank', 'icm_joint', 'transfer_from', 'bound_margin', 'bound_hits', 'noise_sd', 'lease_s', 'max_retries') THEN
 			RAISE EXCEPTION 'unknown study setting "%"', k
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, icm_joint, transfer_from, bound_margin, bound_hits, noise_sd.';
+					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, icm_joint, transfer_from, bound_margin, bound_hits, noise_sd, lease_s, max_retries.';
 		END IF;
 	END LOOP;
 	PERFORM tuner._check_run_settings(p_settings);
@@ -2384,6 +2402,8 @@ BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
 	-- Trials whose server process is gone are never left running.
 	PERFORM tuner._reconcile();
+	-- Nor are trials whose lease expired (and their retries come first).
+	PERFORM tuner.reap(p_study);
 	-- Serialize concurrent suggestions for this study.
 	SELECT * INTO s FROM tuner.study WHERE tuner.study.name = p_study FOR NO KEY UPDATE;
 	IF NOT FOUND THEN
@@ -2850,6 +2870,8 @@ DECLARE
 BEGIN
 	PERFORM tuner._not_null($1, 'trial');
 	PERFORM tuner._not_null($2, 'metrics');
+	-- A trial whose lease expired is interrupted, not reported.
+	PERFORM tuner._reap_of_trial($1);
 	t := tuner._open_trial($1);
 	SELECT * INTO s FROM tuner.study WHERE id = t.study_id;
 
@@ -7398,3 +7420,326 @@ BEGIN
 	 WHERE m.study_id = $1 AND m.cluster IS NOT NULL;
 END;
 $$;
+-- Leases and heartbeats (issue 8): idempotent suggestions per worker, trial
+-- leases on the database clock, eager reaping of stale trials, retries
+-------------------------------------------------------------------------------
+--
+-- A running trial holds a lease until lease_expires_at (study setting
+-- lease_s, default 300 s), renewed by tuner.heartbeat(), by asking
+-- tuner.suggest_next(study, worker) again, and by the background workers
+-- while their runner runs.  tuner.reap() marks running trials whose lease
+-- expired as interrupted ("lease expired") and queues a retry of each (same
+-- configuration, retry_of = the reaped trial) while the lineage has fewer
+-- than max_retries retries (default 1).  Every time is the database's
+-- clock_timestamp(), so clients' clocks do not matter.  Background workers
+-- renew every 3 s (src/pg/worker.c), so their studies need a lease_s of
+-- several seconds.  reap() runs inside
+-- suggest_next, report, heartbeat and the tuner.progress view; run it on a
+-- schedule too, so that stale trials are found while nobody asks, e.g. with
+-- pg_cron:
+--	 SELECT cron.schedule('tuner-reap', '* * * * *', 'SELECT tuner.reap()');
+-- A report and a reap of one trial exclude each other by the trial's row
+-- lock: whichever comes second sees the trial no longer running.
+
+ALTER TABLE tuner.trial
+	ADD COLUMN heartbeat_at timestamptz,
+	ADD COLUMN lease_expires_at timestamptz,
+	ADD COLUMN retry_of bigint REFERENCES tuner.trial (id) ON DELETE SET NULL;
+
+CREATE INDEX trial_lease_idx ON tuner.trial (lease_expires_at) WHERE state = 'running';
+CREATE INDEX trial_retry_of_idx ON tuner.trial (retry_of);
+
+COMMENT ON COLUMN tuner.trial.heartbeat_at IS
+	'When the trial''s lease was last taken or renewed (database clock)';
+COMMENT ON COLUMN tuner.trial.lease_expires_at IS
+	'A running trial not renewed by then is interrupted by tuner.reap() ("lease expired")';
+COMMENT ON COLUMN tuner.trial.retry_of IS
+	'The interrupted trial this one retries (same configuration)';
+
+-- The lease length of a study, in seconds.
+CREATE FUNCTION tuner._lease_s(study_id bigint)
+RETURNS float8
+LANGUAGE sql STABLE
+AS $$
+SELECT COALESCE((SELECT (s.settings ->> 'lease_s')::float8
+				   FROM tuner.study s WHERE s.id = $1), 300);
+$$;
+
+-- Trigger: a trial that starts running takes its lease, however it got
+-- there (suggest_next, a queued trial handed out, a direct INSERT).
+CREATE FUNCTION tuner._trial_take_lease()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+	IF NEW.state = 'running' AND (TG_OP = 'INSERT' OR OLD.state <> 'running') THEN
+		NEW.heartbeat_at := pg_catalog.clock_timestamp();
+		NEW.lease_expires_at := NEW.heartbeat_at
+			+ pg_catalog.make_interval(secs => tuner._lease_s(NEW.study_id));
+	END IF;
+	RETURN NEW;
+END;
+$$;
+
+CREATE TRIGGER trial_take_lease BEFORE INSERT OR UPDATE OF state ON tuner.trial
+	FOR EACH ROW EXECUTE FUNCTION tuner._trial_take_lease();
+
+-- How many retries lead to a trial (0 for an original).
+CREATE FUNCTION tuner._retry_depth(trial bigint)
+RETURNS int
+LANGUAGE sql STABLE
+AS $$
+WITH RECURSIVE chain(id, retry_of, depth) AS (
+	SELECT t.id, t.retry_of, 0 FROM tuner.trial t WHERE t.id = $1
+	UNION ALL
+	SELECT t.id, t.retry_of, c.depth + 1
+	  FROM chain c JOIN tuner.trial t ON t.id = c.retry_of
+	 WHERE c.depth < 1000
+)
+SELECT pg_catalog.max(depth) FROM chain;
+$$;
+
+-- Mark the running trials whose lease expired as interrupted, of one study
+-- or (NULL) of all, and queue their retries.  Trials locked by a report or
+-- heartbeat in progress are left to it.  Returns how many trials it
+-- interrupted.
+CREATE FUNCTION tuner.reap(study text DEFAULT NULL)
+RETURNS int
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_study_id bigint;
+	v_ids bigint[];
+	v_old tuner.trial;
+	v_max int;
+	v_number int;
+	i bigint;
+BEGIN
+	IF $1 IS NOT NULL THEN
+		v_study_id := (tuner._find_study($1)).id;
+	END IF;
+	WITH expired AS (
+		SELECT t.id FROM tuner.trial t
+		 WHERE t.state = 'running'
+		   AND t.lease_expires_at < pg_catalog.clock_timestamp()
+		   AND (v_study_id IS NULL OR t.study_id = v_study_id)
+		 ORDER BY t.id
+		   FOR NO KEY UPDATE SKIP LOCKED
+	), reaped AS (
+		UPDATE tuner.trial t
+		   SET state = 'interrupted', error = 'lease expired',
+			   finished_at = pg_catalog.clock_timestamp()
+		  FROM expired e
+		 WHERE t.id = e.id AND t.state = 'running'
+		RETURNING t.id
+	)
+	SELECT pg_catalog.array_agg(r.id ORDER BY r.id) INTO v_ids FROM reaped r;
+	IF v_ids IS NULL THEN
+		RETURN 0;
+	END IF;
+	FOREACH i IN ARRAY v_ids
+	LOOP
+		SELECT * INTO v_old FROM tuner.trial WHERE id = i;
+		SELECT COALESCE((s.settings ->> 'max_retries')::int, 1) INTO v_max
+		  FROM tuner.study s WHERE s.id = v_old.study_id
+		   FOR NO KEY UPDATE;	-- numbers are given out under this lock
+		IF tuner._retry_depth(i) < v_max THEN
+			SELECT pg_catalog.max(t.number) + 1 INTO v_number
+			  FROM tuner.trial t WHERE t.study_id = v_old.study_id;
+			INSERT INTO tuner.trial (study_id, number, config, state, source, seed, retry_of)
+			VALUES (v_old.study_id, v_number, v_old.config, 'queued', v_old.source,
+					v_old.seed, v_old.id);
+		END IF;
+	END LOOP;
+	RETURN pg_catalog.cardinality(v_ids);
+END;
+$$;
+
+-- tuner.progress's reap: nothing where the reader may not write (a read-only
+-- transaction, a standby, a role that only reads the trials).
+CREATE FUNCTION tuner._reap_if_writable()
+RETURNS int
+LANGUAGE plpgsql
+AS $$
+BEGIN
+	IF pg_catalog.current_setting('transaction_read_only') = 'on'
+	   OR NOT pg_catalog.has_table_privilege('tuner.trial', 'UPDATE')
+	   OR NOT pg_catalog.has_table_privilege('tuner.trial', 'INSERT')
+	   OR NOT pg_catalog.has_table_privilege('tuner.study', 'UPDATE') THEN
+		RETURN 0;
+	END IF;
+	RETURN tuner.reap();
+END;
+$$;
+
+-- Reap the study of a trial (nothing for a NULL or unknown trial: the
+-- caller raises that error).
+CREATE FUNCTION tuner._reap_of_trial(trial bigint)
+RETURNS int
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_study text;
+BEGIN
+	SELECT s.name INTO v_study
+	  FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+	 WHERE t.id = $1;
+	IF NOT FOUND THEN
+		RETURN 0;
+	END IF;
+	RETURN tuner.reap(v_study);
+END;
+$$;
+
+-- Renew the lease of a running trial; returns when it now expires.
+CREATE FUNCTION tuner.heartbeat(trial bigint)
+RETURNS timestamptz
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	t tuner.trial;
+	p_trial bigint := $1;
+BEGIN
+	PERFORM tuner._not_null(p_trial, 'trial');
+	PERFORM tuner._reap_of_trial(p_trial);
+	SELECT * INTO t FROM tuner.trial WHERE tuner.trial.id = p_trial FOR NO KEY UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'trial % does not exist', p_trial
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Pass the "trial" id that tuner.suggest_next() returned.';
+	END IF;
+	IF t.state <> 'running' THEN
+		RAISE EXCEPTION 'trial % is % and has no lease to renew', p_trial, t.state
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = CASE WHEN t.error = 'lease expired'
+							   THEN 'Its lease expired before this heartbeat.' END,
+				  HINT = 'Only a running trial takes heartbeats; ask tuner.suggest_next() for a trial to run.';
+	END IF;
+	PERFORM tuner._worker_heartbeat(p_trial);
+	SELECT lease_expires_at INTO t.lease_expires_at FROM tuner.trial WHERE id = p_trial;
+	RETURN t.lease_expires_at;
+END;
+$$;
+
+-- Worker: renew the lease of the trial a background worker's runner runs
+-- (nothing once the trial is no longer running: its outcome is recorded
+-- by whoever ended it).
+CREATE FUNCTION tuner._worker_heartbeat(trial bigint)
+RETURNS void
+LANGUAGE sql
+AS $$
+UPDATE tuner.trial t
+   SET heartbeat_at = n.now,
+	   lease_expires_at = n.now + pg_catalog.make_interval(secs => tuner._lease_s(t.study_id))
+  FROM (SELECT pg_catalog.clock_timestamp() AS now) n
+ WHERE t.id = $1 AND t.state = 'running';
+$$;
+
+-- Suggest the next trial of a study for a worker (any name that identifies
+-- one client: a host and process, an agent id).  Idempotent: while the
+-- worker holds a running trial of the study, it gets that trial back (and
+-- its lease renewed) instead of a new one.
+CREATE FUNCTION tuner.suggest_next(study text, worker text)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	s tuner.study;
+	t tuner.trial;
+	v_next jsonb;
+	p_study text := $1;
+	p_worker text := $2;
+BEGIN
+	PERFORM tuner._not_null(p_study, 'study');
+	PERFORM tuner._not_null(p_worker, 'worker');
+	IF pg_catalog.btrim(p_worker) = '' OR pg_catalog.length(p_worker) > 200 THEN
+		RAISE EXCEPTION 'worker must be a name of 1 to 200 characters, not blank'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s characters.', pg_catalog.length(p_worker)),
+				  HINT = 'Name the client asking, for example its host and process id.';
+	END IF;
+	PERFORM tuner.reap(p_study);
+	-- One suggestion of a study at a time, so a worker never gets two.
+	SELECT * INTO s FROM tuner.study WHERE tuner.study.name = p_study FOR NO KEY UPDATE;
+	IF NOT FOUND THEN
+		s := tuner._find_study(p_study);	-- raises the error
+	END IF;
+	SELECT * INTO t FROM tuner.trial
+	 WHERE tuner.trial.study_id = s.id AND tuner.trial.state = 'running'
+	   AND tuner.trial.worker = p_worker
+	 ORDER BY tuner.trial.number LIMIT 1
+	   FOR NO KEY UPDATE;
+	IF FOUND THEN
+		PERFORM tuner._worker_heartbeat(t.id);
+		RETURN pg_catalog.jsonb_build_object('trial', t.id, 'params', t.config);
+	END IF;
+	v_next := tuner.suggest_next(p_study);
+	UPDATE tuner.trial SET worker = p_worker
+	 WHERE tuner.trial.id = (v_next ->> 'trial')::bigint;
+	RETURN v_next;
+END;
+$$;
+
+-- The trials view with the lease and retry columns.
+CREATE OR REPLACE VIEW tuner.trials AS
+SELECT s.name AS study,
+	   t.id AS trial,
+	   t.number,
+	   t.state,
+	   t.config AS params,
+	   o.value,
+	   COALESCE(o.metrics, '{}'::jsonb) AS metrics,
+	   t.source,
+	   t.predicted_mean,
+	   t.predicted_sd,
+	   t.acquisition,
+	   t.seed,
+	   t.worker,
+	   t.error,
+	   t.created_at,
+	   t.started_at,
+	   t.finished_at,
+	   t.details,
+	   tuner._trial_meets_constraints(t.id) AS constraints_met,
+	   t.retry_of,
+	   t.heartbeat_at,
+	   t.lease_expires_at
+  FROM tuner.trial t
+  JOIN tuner.study s ON s.id = t.study_id
+  LEFT JOIN LATERAL (
+	SELECT pg_catalog.jsonb_object_agg(m.name, ob.value) AS metrics,
+		   pg_catalog.max(ob.value) FILTER (WHERE m.name = s.objective) AS value
+	  FROM tuner.observation ob
+	  JOIN tuner.metric m ON m.id = ob.metric_id
+	 WHERE ob.trial_id = t.id
+  ) o ON true;
+
+-- tuner.progress reaps first (reap's changes are not in the view's
+-- snapshot, so expired trials are also left out by the filter).
+CREATE OR REPLACE VIEW tuner.progress AS
+SELECT s.name AS study,
+	   t.id AS trial,
+	   t.number,
+	   t.worker,
+	   t.worker_pid AS pid,
+	   t.job_id AS job,
+	   t.config AS params,
+	   t.started_at,
+	   pg_catalog.now() - t.started_at AS elapsed,
+	   EXISTS (SELECT 1 FROM pg_catalog.pg_stat_activity a
+				WHERE a.pid = t.worker_pid) AS alive,
+	   (SELECT pg_catalog.count(*) FROM tuner.trial c
+		 WHERE c.study_id = s.id AND c.state = 'complete') AS complete,
+	   (SELECT CASE s.direction WHEN 'minimize' THEN pg_catalog.min(ob.value)
+			   ELSE pg_catalog.max(ob.value) END
+		  FROM tuner.trial c
+		  JOIN tuner.observation ob ON ob.trial_id = c.id
+		  JOIN tuner.metric m ON m.id = ob.metric_id AND m.name = s.objective
+		 WHERE c.study_id = s.id AND c.state = 'complete') AS best_value,
+	   t.heartbeat_at,
+	   t.lease_expires_at
+  FROM tuner.trial t
+  JOIN tuner.study s ON s.id = t.study_id
+ WHERE t.state = 'running'
+   AND (SELECT tuner._reap_if_writable()) IS NOT NULL
+   AND (t.lease_expires_at IS NULL OR t.lease_expires_at >= pg_catalog.clock_timestamp());

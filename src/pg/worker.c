@@ -14,7 +14,8 @@
  *	  run the runner outside any transaction (runner_exec.c), record the
  *	  outcome (tuner._finish_trial).  Between trials, and about once a
  *	  second while a runner runs, it looks at the job's stop flag
- *	  (tuner.stop()).
+ *	  (tuner.stop()); every few seconds it also renews the trial's lease
+ *	  (tuner._worker_heartbeat), so tuner.reap() leaves it running.
  *
  *	  Signals: SIGTERM (pg_terminate_backend, shutdown) acts like die()
  *	  except while a runner runs; then it only sets a flag, the runner's
@@ -92,8 +93,17 @@ typedef struct RunCheckState
 {
 	const TrialLaunch *launch;
 	int64 job_id; /* 0 in tuner.step */
+	int64 trial_id;
 	const char *label;
+	double renewed_s; /* elapsed time of the last lease renewal */
 } RunCheckState;
+
+/*
+ * How often a worker renews its trial's lease while the runner runs: well
+ * inside the shortest lease a study is likely to set, without writing the
+ * trial row every second.
+ */
+#define LEASE_RENEW_S 3.0
 
 static volatile sig_atomic_t got_sigterm = false;
 static volatile sig_atomic_t in_runner = false;
@@ -308,8 +318,9 @@ static const char *
 worker_check(void *arg, bool slow, double elapsed_s)
 {
 	RunCheckState *st = (RunCheckState *)arg;
-	Oid types[1] = {INT8OID};
-	Datum values[1];
+	Oid types[2] = {INT8OID, INT8OID};
+	Datum values[2];
+	bool renew;
 	bool stop;
 	char *v;
 	MemoryContext old;
@@ -324,8 +335,17 @@ worker_check(void *arg, bool slow, double elapsed_s)
 		ProcessConfigFile(PGC_SIGHUP);
 	}
 	values[0] = Int64GetDatum(st->job_id);
+	values[1] = Int64GetDatum(st->trial_id);
+	renew = elapsed_s - st->renewed_s >= LEASE_RENEW_S;
 	old = CurrentMemoryContext;
 	worker_begin();
+	if (renew)
+	{
+		/* The trial's lease (tuner.heartbeat) lives while the runner does. */
+		run_sql("SELECT tuner._worker_heartbeat($1)", 1, &types[1], &values[1],
+				NULL, false);
+		st->renewed_s = elapsed_s;
+	}
 	run_sql("SELECT tuner._job_stop_requested($1)", 1, types, values, NULL,
 			true);
 	v = first_value(CurrentMemoryContext);
@@ -616,7 +636,9 @@ tuner_worker_main(Datum main_arg)
 
 				st.launch = launch;
 				st.job_id = args.job_id;
+				st.trial_id = trial;
 				st.label = name;
+				st.renewed_s = 0;
 				in_runner = true;
 				run_trial(launch, &st, worker_check, result);
 				in_runner = false;
@@ -717,7 +739,9 @@ tuner_step(PG_FUNCTION_ARGS)
 
 	st.launch = &launch;
 	st.job_id = 0;
+	st.trial_id = 0;
 	st.label = "tuner.step";
+	st.renewed_s = 0;
 	run_trial(&launch, &st, step_check, &result);
 	forced_outcome(&launch, &result, &state, &reason);
 	summary = record_outcome(trial, &result, state, reason, cxt);

@@ -1,4 +1,5 @@
-# pg_cron drives tuner.step: a job scheduled every minute runs trials.
+# pg_cron drives tuner.step: a job scheduled every minute runs trials;
+# another one runs tuner.reap().
 use strict;
 use warnings;
 
@@ -26,6 +27,17 @@ TunerTAP::study_with_runner($node, 'cs', 'cron', $runner, '{"seed": 9}');
 $node->safe_psql('postgres',
 	q{SELECT cron.schedule('tune', '* * * * *', $$SELECT tuner.step('cs')$$)});
 
+# pg_cron also finds stale trials while nobody asks: an ask/tell client
+# takes a trial with a 1 s lease and disappears; the scheduled
+# tuner.reap() interrupts it and queues its retry.  (tuner.trials does not
+# reap by itself, so only the schedule can.)
+$node->safe_psql('postgres', q{
+	SELECT tuner.create_study('leased', 'value', 'minimize', '{"seed": 10, "lease_s": 1}');
+	SELECT tuner.add_parameter('leased', 'x', 'float', 0, 1);
+	SELECT tuner.suggest_next('leased', 'gone-client');
+	SELECT cron.schedule('reap', '* * * * *', $$SELECT tuner.reap()$$);
+});
+
 # The schedule has minute granularity: the first run is within ~60 s.
 ok( $node->poll_query_until(
 		'postgres',
@@ -38,6 +50,17 @@ ok( $node->poll_query_until(
 	'cron.job_run_details records the run as succeeded');
 is($node->safe_psql('postgres', q{SELECT worker FROM tuner.trials WHERE study = 'cs' AND number = 1}),
 	'step', 'the trial was run by tuner.step');
+ok( $node->poll_query_until(
+		'postgres',
+		q{SELECT state = 'interrupted' AND error = 'lease expired'
+		    FROM tuner.trials WHERE study = 'leased' AND number = 1}),
+	'the scheduled tuner.reap() interrupted the trial whose lease expired');
+is( $node->safe_psql('postgres',
+		q{SELECT state || ' ' || (retry_of = (SELECT trial FROM tuner.trials
+											 WHERE study = 'leased' AND number = 1))
+		    FROM tuner.trials WHERE study = 'leased' AND number = 2}),
+	'queued true', 'and queued its retry');
 $node->safe_psql('postgres', q{SELECT cron.unschedule('tune')});
+$node->safe_psql('postgres', q{SELECT cron.unschedule('reap')});
 $node->stop;
 done_testing();
