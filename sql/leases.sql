@@ -207,6 +207,20 @@ SELECT tuner.heartbeat(-1);
 SELECT tuner.heartbeat(:s2);
 SELECT tuner.reap('nope');
 SELECT tuner.reap('');
+-- Without lease_s, a plain ask/tell trial has no lease (nobody promised
+-- to renew it, and reaping it would lose its report), a named worker's
+-- trial has the default 300 s, and a heartbeat opts a trial in.
+SELECT tuner.create_study('nolease', 'y', 'minimize', '{"seed": 12}') > 0 AS created;
+SELECT tuner.add_parameter('nolease', 'x', 'float', 0, 10);
+SELECT (tuner.suggest_next('nolease') ->> 'trial')::bigint AS plain \gset
+SELECT (tuner.suggest_next('nolease', 'w') ->> 'trial')::bigint AS named \gset
+SELECT trial = :plain AS plain, worker, lease_expires_at IS NULL AS no_lease,
+       lease_expires_at - heartbeat_at AS lease
+  FROM tuner.trials WHERE study = 'nolease' ORDER BY number;
+SELECT tuner.reap('nolease') AS reaped;
+SELECT tuner.heartbeat(:plain) IS NOT NULL AS leased_by_heartbeat;
+SELECT lease_expires_at - heartbeat_at AS lease FROM tuner.trial WHERE id = :plain;
+
 SELECT tuner.create_study('bad', 'y', 'minimize', '{"lease_s": "10"}');
 SELECT tuner.create_study('bad', 'y', 'minimize', '{"lease_s": 0}');
 SELECT tuner.create_study('bad', 'y', 'minimize', '{"lease_s": -1}');

@@ -7424,8 +7424,9 @@ $$;
 -- leases on the database clock, eager reaping of stale trials, retries
 -------------------------------------------------------------------------------
 --
--- A running trial holds a lease until lease_expires_at (study setting
--- lease_s, default 300 s), renewed by tuner.heartbeat(), by asking
+-- A running trial with a worker, or of a study that sets lease_s, holds a
+-- lease until lease_expires_at (study setting lease_s, default 300 s; see
+-- tuner._trial_take_lease for who gets one), renewed by tuner.heartbeat(), by asking
 -- tuner.suggest_next(study, worker) again, and by the background workers
 -- while their runner runs.  tuner.reap() marks running trials whose lease
 -- expired as interrupted ("lease expired") and queues a retry of each (same
@@ -7465,23 +7466,36 @@ SELECT COALESCE((SELECT (s.settings ->> 'lease_s')::float8
 				   FROM tuner.study s WHERE s.id = $1), 300);
 $$;
 
--- Trigger: a trial that starts running takes its lease, however it got
--- there (suggest_next, a queued trial handed out, a direct INSERT).
+-- Trigger: a running trial takes its lease, however it got there
+-- (suggest_next, a queued trial handed out, a direct INSERT), when someone
+-- is there to renew it: a named worker (suggest_next(study, worker), the
+-- background workers, tuner.step), or any client once the study sets
+-- lease_s.  A plain ask/tell trial of a study without lease_s has no lease
+-- until its first heartbeat: a client that never heartbeats may run a
+-- trial for hours, and reaping it would throw its report away.
 CREATE FUNCTION tuner._trial_take_lease()
 RETURNS trigger
 LANGUAGE plpgsql
 AS $$
 BEGIN
-	IF NEW.state = 'running' AND (TG_OP = 'INSERT' OR OLD.state <> 'running') THEN
-		NEW.heartbeat_at := pg_catalog.clock_timestamp();
-		NEW.lease_expires_at := NEW.heartbeat_at
-			+ pg_catalog.make_interval(secs => tuner._lease_s(NEW.study_id));
+	IF NEW.state = 'running'
+	   AND (TG_OP = 'INSERT' OR OLD.state <> 'running'
+			OR (NEW.worker IS NOT NULL AND NEW.worker IS DISTINCT FROM OLD.worker)) THEN
+		IF NEW.worker IS NOT NULL
+		   OR (SELECT s.settings ? 'lease_s' FROM tuner.study s WHERE s.id = NEW.study_id) THEN
+			NEW.heartbeat_at := pg_catalog.clock_timestamp();
+			NEW.lease_expires_at := NEW.heartbeat_at
+				+ pg_catalog.make_interval(secs => tuner._lease_s(NEW.study_id));
+		ELSE
+			NEW.heartbeat_at := NULL;
+			NEW.lease_expires_at := NULL;
+		END IF;
 	END IF;
 	RETURN NEW;
 END;
 $$;
 
-CREATE TRIGGER trial_take_lease BEFORE INSERT OR UPDATE OF state ON tuner.trial
+CREATE TRIGGER trial_take_lease BEFORE INSERT OR UPDATE OF state, worker ON tuner.trial
 	FOR EACH ROW EXECUTE FUNCTION tuner._trial_take_lease();
 
 -- How many retries lead to a trial (0 for an original).
