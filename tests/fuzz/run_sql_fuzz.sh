@@ -69,8 +69,10 @@ if ! nice -n 10 make -s -C "$WORK/build" -j2 tuner.so CC=clang-14 with_llvm=no \
 	exit 1
 fi
 D=$WORK/dest
-mkdir -p "$D/lib" "$D/usr/share/postgresql/15/extension"
-cp "$WORK/build/tuner.so" "$D/lib/"
+# where extension_destdir looks for $libdir/tuner (as make install DESTDIR=)
+LIB=$D/usr/lib/postgresql/15/lib
+mkdir -p "$LIB" "$D/usr/share/postgresql/15/extension"
+cp "$WORK/build/tuner.so" "$LIB/"
 cp tuner.control sql/tuner--*.sql "$D/usr/share/postgresql/15/extension/"
 chmod -R a+rX "$D"
 
@@ -89,7 +91,7 @@ listen_addresses = ''
 port = $PORT
 unix_socket_directories = '$WORK'
 extension_destdir = '$D'
-dynamic_library_path = '$D/lib:/usr/lib/postgresql/15/lib'
+dynamic_library_path = '$LIB:/usr/lib/postgresql/15/lib'
 max_worker_processes = 8
 log_min_messages = warning
 EOF
@@ -114,7 +116,8 @@ chmod a+r "$WORK/server.log"
 # 3. The fuzzer.
 status=0
 PGHOST=$WORK PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres \
-	nice -n 10 "$PYTHON" tests/fuzz/sql_fuzz.py --calls "$CALLS" --seed "$SEED" || status=1
+	nice -n 10 "$PYTHON" tests/fuzz/sql_fuzz.py --calls "$CALLS" --seed "$SEED" \
+	--expect-map "$LIB/tuner.so" || status=1
 
 # 4. The server's own evidence.
 if grep -E 'terminated by signal|was terminated|server process .* exited with exit code [^0]|PANIC' "$WORK/server.log"; then

@@ -273,6 +273,8 @@ def main():
     ap.add_argument("--timeout-ms", type=int, default=3000)
     ap.add_argument("--rss-limit-mb", type=int, default=1500)
     ap.add_argument("--batch", type=int, default=500)
+    ap.add_argument("--expect-map", default="",
+                    help="a file the backend must have mapped (the sanitized tuner.so)")
     args = ap.parse_args()
 
     conn, cur = connect(args.timeout_ms)
@@ -291,6 +293,16 @@ def main():
     cur.execute("SELECT pg_backend_pid()")
     pid = cur.fetchone()[0]
     first_rss = None
+    # The run means nothing unless the backend runs the sanitized build
+    # (a C function loads tuner.so).
+    cur.execute("""SELECT tuner.gp_log_likelihood('{"lengthscales": [1],
+        "outputscale": 1, "noise": 0.01, "mean": 0, "x": [[0]], "y": [1]}')""")
+    with open("/proc/%d/maps" % pid) as f:
+        maps = f.read()
+    for want in filter(None, [args.expect_map, "libclang_rt."]):
+        if want not in maps:
+            print("sql_fuzz: the backend has not mapped %s" % want)
+            return 1
     start = time.time()
 
     for i in range(args.calls):
