@@ -37,10 +37,16 @@ fi
 WORK=$(mktemp -d /tmp/tuner-sqlfuzz.XXXXXX)
 chmod 755 "$WORK"
 [ "$(id -u)" -eq 0 ] && chown postgres "$WORK"
+SERVER_PID=
 cleanup() {
 	if [ -f "$WORK/data/postmaster.pid" ]; then
 		kill -QUIT "$(head -1 "$WORK/data/postmaster.pid")" 2>/dev/null
 		sleep 2
+	fi
+	# a server that never came up (no postmaster.pid): stop it by its pid
+	if [ -n "$SERVER_PID" ]; then
+		for p in $(ps -o pid= --ppid "$SERVER_PID"); do kill -KILL "$p" 2>/dev/null; done
+		kill -KILL "$SERVER_PID" 2>/dev/null
 	fi
 	rm -rf "$WORK"
 }
@@ -102,6 +108,7 @@ touch "$WORK/server.log"
 chown postgres "$WORK/server.log" 2>/dev/null
 as_postgres LD_PRELOAD="$SAN_RT" ASAN_OPTIONS="$ASAN_OPTS" UBSAN_OPTIONS="$UBSAN_OPTS" \
 	/usr/lib/postgresql/15/bin/postgres -D "$WORK/data" >>"$WORK/server.log" 2>&1 &
+SERVER_PID=$!
 for _ in $(seq 60); do
 	pg_isready -q -h "$WORK" -p "$PORT" && break
 	sleep 1
