@@ -13,6 +13,8 @@ PACKAGES=(
 	liblapacke-dev
 	libnlopt-dev
 	clang-format
+	clang-14
+	libclang-rt-14-dev
 	libipc-run-perl
 	postgresql-15-cron
 	libxml2-utils

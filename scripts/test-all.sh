@@ -5,6 +5,9 @@
 #   build      compile with -Wall -Wextra -Werror and assertions
 #   format     clang-format check of src/ (fails on any difference)
 #   unit       C unit tests of src/core (make unittest)
+#   fuzz       tests/fuzz: every SQL function 10,000 times with bad input
+#              against a UBSan build in its own server, then libFuzzer
+#              (ASan+UBSan) on the runners' JSON and LOG parsers (~5 min)
 #   runner-rocksdb  tests/runners/test_rocksdb.sh (tuner_rocksdb, real db_bench)
 #   runner-fastquery  tests/runners/test_fastquery.sh (tuner_fastquery, real
 #              MPICH ranks and parallel HDF5 files)
@@ -106,6 +109,11 @@ fi
 suite build build
 suite format format_check
 suite unit make unittest
+# Bad input at volume: sanitized builds, fails on any crash or report.
+fuzz() {
+	bash tests/fuzz/run_sql_fuzz.sh 10000 && bash tests/fuzz/run_libfuzzer.sh 20
+}
+suite fuzz fuzz
 # RocksDB runner: real db_bench + librocksdb, short trials (~1-2 min).
 suite runner-rocksdb bash tests/runners/test_rocksdb.sh
 # FastQuery workload program: MPICH + parallel HDF5, 2^20 particles (~1 min).
