@@ -56,6 +56,10 @@ SELECT tuner.create_study('cph_bad', preset => 'ceph', settings => '{"runner": {
 SELECT tuner.create_study('cph_bad', preset => 'ceph', settings => '{"runner": {"paired": 1}}');
 SELECT tuner.create_study('cph_bad', preset => 'ceph', settings => '{"runner": {"restore": null}}');
 SELECT tuner.create_study('cph_bad', preset => 'ceph', settings => '{"runner": {"cluster_dir": "var/tmp"}}');
+-- A directory name the file system cannot even look up (too long: found
+-- by the SQL fuzzer as an internal error) is a missing catalog.
+SELECT tuner.create_study('cph_bad', preset => 'ceph',
+	settings => jsonb_build_object('runner', jsonb_build_object('cluster_dir', '/tmp/' || repeat('x', 300))));
 SELECT tuner.create_study('cph_bad', preset => 'ceph', settings => '{"runner": {"object_size": 134217728}}');
 SELECT tuner.create_study('cph_bad', preset => 'ceph', settings => '{"runner": {"pool": ""}}');
 SELECT tuner.create_study('cph_bad', preset => 'ceph', settings => '{"runner": []}');

@@ -7178,8 +7178,15 @@ DECLARE
 	v_text text;
 	v_catalog jsonb;
 BEGIN
-	-- (PostgreSQL 15 has no pg_read_file(path, missing_ok))
-	SELECT f.size INTO v_size FROM pg_catalog.pg_stat_file(v_path, true) f;
+	-- (PostgreSQL 15 has no pg_read_file(path, missing_ok)).  missing_ok
+	-- covers only a missing file: a path that cannot be stat'ed at all
+	-- (too long, not a directory on the way) is an internal error there,
+	-- so it is caught and answered as a missing catalog.
+	BEGIN
+		SELECT f.size INTO v_size FROM pg_catalog.pg_stat_file(v_path, true) f;
+	EXCEPTION WHEN internal_error THEN
+		v_size := NULL;
+	END;
 	IF v_size IS NULL THEN
 		RAISE EXCEPTION 'no Ceph catalog at "%"', v_path
 			USING ERRCODE = 'undefined_file',
