@@ -29,6 +29,8 @@ CORE_OBJS = \
 	src/core/suggest_icm.o \
 	src/core/clusters.o \
 	src/core/suggest_cluster.o \
+	src/core/additive_posterior.o \
+	src/core/suggest_additive.o \
 	src/core/suggest_clustered.o \
 	src/core/lasso.o \
 	src/core/lasso_fast.o \

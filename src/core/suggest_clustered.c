@@ -8,7 +8,9 @@
  *	  few dimensions and learns faster, and costs far less than one ICM over
  *	  every parameter and metric.
  *
- *	  Each cluster proposes values for its own parameters (log EI of the
+ *	  The step is suggest_additive.c's, one additive model of the objective
+ *	  over every cluster's metric, whenever it applies.  Otherwise each
+ *	  cluster proposes values for its own parameters (log EI of the
  *	  objective over its subspace); the configuration combines them:
  *	    - a parameter in one cluster takes that cluster's value;
  *	    - a parameter in several takes the value of the cluster whose
@@ -33,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suggest_additive.h"
 #include "suggest_cluster.h"
 
 /* One deviation from the best combination: cluster c at proposal r. */
@@ -217,6 +220,49 @@ report(const SuggestInput *in, const ClusterProposal *props,
 	return TUNER_OK;
 }
 
+/*
+ * Fill what the fits learned after the additive step: the hyperparameters
+ * of the cluster whose metric weighs most in the link (coef), each
+ * parameter's lengthscale from the heaviest cluster it is in.
+ */
+static void
+report_additive(const SuggestInput *in, const ClusterProposal *props,
+				const double *coef, SuggestResult *out)
+{
+	int lead = 0;
+	int c, j, k;
+
+	for (c = 1; c < in->n_clusters; c++)
+		if (fabs(coef[c]) > fabs(coef[lead]))
+			lead = c;
+	out->outputscale = props[lead].fitted->B[0];
+	out->noise = props[lead].fitted->noise[0];
+	out->mean = props[lead].fitted->mean[0];
+	out->log_likelihood = props[lead].fitted->log_likelihood;
+	for (j = 0; j < in->d && out->lengthscales != NULL; j++)
+	{
+		int owner = -1;
+
+		for (c = 0; c < in->n_clusters; c++)
+			if (in->cluster_members[(size_t)c * in->d + j] &&
+				(owner < 0 || fabs(coef[c]) > fabs(coef[owner])))
+				owner = c;
+		out->lengthscales[j] = NAN;
+		for (k = 0; owner >= 0 && k < props[owner].m; k++)
+			if (props[owner].members[k] == j)
+				out->lengthscales[j] = props[owner].fitted->lengthscales[k];
+	}
+	for (c = 0; c < in->n_clusters && out->cluster_used != NULL; c++)
+		if (out->source == SUGGEST_MODEL)
+			out->cluster_used[c] = 1;
+	if (out->task_used != NULL)
+	{
+		out->task_used[0] = 0;
+		for (c = 0; c < in->n_clusters; c++)
+			out->task_used[1 + in->cluster_metric[c]] = 1;
+	}
+}
+
 /* Hand the clusters' fits to the caller (out->cluster_icm). */
 static TunerErrorCode
 hand_over(const SuggestInput *in, ClusterProposal *props, SuggestResult *out,
@@ -256,14 +302,15 @@ suggest_clustered_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 	double *incumbent = tuner_alloc(sizeof(double) * d);
 	int *rank_of = tuner_alloc(sizeof(int) * K);
 	int *owner = tuner_alloc(sizeof(int) * d);
+	double *coef = tuner_alloc(sizeof(double) * K);
 	TunerStatus cluster_status;
 	double y_mean, y_sd, fit_seconds = 0.0;
 	TunerErrorCode rc = TUNER_OK;
-	int fitted = 0, best_trial = 0, found = 0;
+	int fitted = 0, best_trial = 0, found = 0, additive = 0;
 	int c, i;
 
 	tuner_status_clear(&cluster_status);
-	if (!props || !x || !y0 || !incumbent || !rank_of || !owner)
+	if (!props || !x || !y0 || !incumbent || !rank_of || !owner || !coef)
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
 						"out of memory suggesting a trial");
@@ -314,6 +361,16 @@ suggest_clustered_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 	}
 	out->fit_seconds = fit_seconds;
 
+	rc = suggest_additive(in, props, x, y0, incumbent, y_mean, y_sd, rng, unit,
+						  out, coef, &additive, status);
+	if (rc == TUNER_OK && additive)
+	{
+		report_additive(in, props, coef, out);
+		rc = hand_over(in, props, out, status);
+		goto done;
+	}
+	if (rc != TUNER_OK)
+		goto done;
 	rc = choose(in, props, incumbent, rank_of, unit, owner, out, &found,
 				status);
 	if (rc != TUNER_OK)
@@ -333,5 +390,6 @@ done:
 	tuner_free(incumbent);
 	tuner_free(rank_of);
 	tuner_free(owner);
+	tuner_free(coef);
 	return rc;
 }

@@ -2,7 +2,7 @@
  * test_clustered_suggest.c
  *	  tuner_suggest with SUGGEST_ALG_CLUSTERED_ICM: valid, untaken and
  *	  reproducible points; parameters in no cluster keep the incumbent's
- *	  values; a parameter in two clusters takes the lead cluster's value; a
+ *	  values; a parameter in two clusters is set by the additive model; a
  *	  cluster whose metric is constant or missing still proposes; running
  *	  trials; a small space tried to exhaustion; bad input.  And that on an
  *	  additive problem clustered ICM with the true clusters improves on the
@@ -334,9 +334,9 @@ cluster_log_ei(const CStudy *s, int c, double *lengthscale0)
 }
 
 /*
- * Parameter 0 in clusters 0 and 1: the lead cluster (highest log EI at its
- * proposal) set all its parameters, so its log EI at the config is the one
- * reported, and parameter 0's lengthscale is the lead's.
+ * Parameter 0 in clusters 0 and 1: one additive model over all clusters
+ * (suggest_additive.c) sets it, every cluster is used, and parameter 0's
+ * lengthscale is that of one of the two clusters it is in.
  */
 static void
 test_overlap(void)
@@ -346,27 +346,20 @@ test_overlap(void)
 
 	for (round_ = 0; round_ < 3; round_++)
 	{
-		double		ei0,
-					ei1,
-					ls0 = NAN,
+		double		ls0 = NAN,
 					ls1 = NAN;
-		int			lead;
 
 		cstudy_init(&s, 9, 14, 11 + round_);
 		s.members[1 * 9 + 0] = 1;
 		CHECK(csuggest_ok(&s));
+		CHECK(s.out.source == SUGGEST_MODEL);
 		CHECK(s.out.cluster_icm != NULL && s.out.cluster_icm[1]->d == 4);
-		ei0 = cluster_log_ei(&s, 0, &ls0);
-		ei1 = cluster_log_ei(&s, 1, &ls1);
-		lead = fabs(ei0 - s.out.log_ei) < 1e-9 ? 0 :
-			(fabs(ei1 - s.out.log_ei) < 1e-9 ? 1 : -1);
-		CHECK(lead >= 0 || fabs(cluster_log_ei(&s, 2, &ls0) -
-								s.out.log_ei) < 1e-9);
-		if (lead == 0)
-			CHECK(s.ls[0] == ls0);
-		else if (lead == 1)
-			CHECK(s.ls[0] == ls1);
-		CHECK(s.cused[0] + s.cused[1] >= 1);
+		(void) cluster_log_ei(&s, 0, &ls0);
+		(void) cluster_log_ei(&s, 1, &ls1);
+		CHECK(s.ls[0] == ls0 || s.ls[0] == ls1);
+		CHECK(s.cused[0] == 1 && s.cused[1] == 1 && s.cused[2] == 1);
+		CHECK(isfinite(s.out.log_ei));
+		CHECK(!ctaken(&s, s.cfg));
 		result_free(&s);
 	}
 }
@@ -560,10 +553,11 @@ additive_minimum(int d)
 
 /*
  * The additive problem at d = 9 from 10 random trials: OPT_STEPS steps of
- * clustered ICM with the true clusters must close a good part of the gap
+ * clustered ICM with the true clusters must close most of the gap
  * between the initial design's best and the minimum, and beat random
- * search with the same trials.  (For this seed it closes about half; over
- * data seeds 21-26 it closed 22-93%, so the bound is loose on purpose.)
+ * search with the same trials.  (The per-cluster proposals alone closed
+ * about half for this seed; the additive model closes all of it, so the
+ * bound leaves room for other seeds.)
  */
 #define OPT_STEPS 15
 static void
@@ -609,7 +603,7 @@ test_optimisation(void)
 		   minimum, design_best, OPT_STEPS, best,
 		   100 * (best - minimum) / (design_best - minimum), random_best);
 	CHECK(best < design_best);
-	CHECK(best - minimum < 0.7 * (design_best - minimum));
+	CHECK(best - minimum < 0.3 * (design_best - minimum));
 	CHECK(best < random_best);
 }
 

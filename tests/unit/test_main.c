@@ -32,6 +32,7 @@ main(int argc, char **argv)
 		{"icm_suggest", test_icm_suggest},
 		{"clusters", test_clusters},
 		{"transfer", test_transfer},
+		{"additive", test_additive_posterior},
 		{"clustered", test_clustered_suggest},
 		{"icm_units", test_icm_units},
 		{"icm_joint", test_icm_joint},

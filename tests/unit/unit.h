@@ -50,6 +50,7 @@ void		test_icm_suggest(void);
 void		test_clusters(void);
 void		test_transfer(void);
 void		test_clustered_suggest(void);
+void		test_additive_posterior(void);
 void		test_icm_units(void);
 void		test_icm_joint(void);
 void		test_lasso(void);
