@@ -56,5 +56,6 @@ void		test_lasso(void);
 void		test_categorical(void);
 void		test_plot(void);
 void		test_feasibility(void);
+void		test_multiobjective(void);
 
 #endif
