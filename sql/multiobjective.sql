@@ -91,6 +91,17 @@ SELECT t.number, tuner.replay_suggestion(t.id) = t.config AS replayed
   FROM tuner.trial t
  WHERE t.study_id = (SELECT id FROM tuner.study WHERE name = 'mo') AND t.source = 'model'
  ORDER BY t.number;
+-- the GP saw the scalarization of this suggestion's seed, not the first
+-- objective
+SELECT t.number,
+	   g.history_md5 = tuner._history_md5(tuner._parego_scalarize(
+			tuner._objective_matrix(g.observed, g.objective_metrics, g.objective_signs), g.seed), NULL) AS scalarized,
+	   g.history_md5 = tuner._history_md5((SELECT array_agg(-ob.value ORDER BY o.k)
+			FROM unnest(g.observed) WITH ORDINALITY AS o(id, k)
+			JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric), NULL) AS first_only
+  FROM tuner.trial t JOIN tuner.suggestion g ON g.trial_id = t.id
+ WHERE t.study_id = (SELECT id FROM tuner.study WHERE name = 'mo') AND t.source = 'model'
+ ORDER BY t.number;
 -- the model row says what it fitted
 SELECT DISTINCT kind, tasks FROM tuner.model m WHERE m.study_id = (SELECT id FROM tuner.study WHERE name = 'mo') ORDER BY kind;
 -- every front trial is complete and met the constraint
@@ -120,6 +131,8 @@ SELECT left(svg, 4) AS starts, svg LIKE '%p99%' AND svg LIKE '%throughput%' AS b
 -- Three objectives: the exact 3-D hypervolume.
 SELECT tuner.create_study('mo3', 'a', 'minimize', '{"seed": 3}') > 0 AS created;
 SELECT tuner.add_parameter('mo3', 'x', 'float', 0, 1);
+-- a soft bound (widened from suggestions only: there is no incumbent)
+SELECT tuner.add_parameter('mo3', 'z', 'float', 0, 1, soft_bounds => true, hard_low => -10, hard_high => 10);
 SELECT tuner.add_metric('mo3', 'b', 'objective', direction => 'minimize') > 0 AS b;
 SELECT tuner.add_metric('mo3', 'c', 'objective', direction => 'maximize') > 0 AS c;
 DO $$
@@ -135,6 +148,23 @@ $$;
 -- boxes [0,2]x[1,2]x[-2,0] and [1,2]x[0,2]x[-2,0]: 2*1*2 + 1*2*2 - 1*1*2
 SELECT tuner.hypervolume('mo3', ARRAY[2, 2, 0]);
 SELECT number, objectives FROM tuner.pareto_front('mo3') ORDER BY number;
+
+-- Model suggestions with three objectives and a soft bound.
+DO $$
+DECLARE
+	t jsonb;
+	i int;
+BEGIN
+	FOR i IN 1 .. 6 LOOP
+		t := tuner.suggest_next('mo3');
+		PERFORM tuner.report((t ->> 'trial')::bigint, jsonb_build_object(
+			'a', (t -> 'params' ->> 'x')::float8, 'b', 1 - (t -> 'params' ->> 'x')::float8,
+			'c', (t -> 'params' ->> 'z')::float8));
+	END LOOP;
+END;
+$$;
+SELECT count(*) >= 8 AS suggested FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+ WHERE s.name = 'mo3' AND t.state = 'complete';
 
 -- One objective: the front is every trial at the best value (ties kept).
 SELECT tuner.create_study('so', 'y', 'minimize', '{"seed": 5}') > 0 AS created;
