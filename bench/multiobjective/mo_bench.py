@@ -70,7 +70,7 @@ def hv(points, ref):
     return float(WFG().compute(pts, np.array(ref, dtype=float)))
 
 
-def run_tuner(conn, prob, seed, budget, name):
+def run_tuner(conn, prob, seed, budget, name, f1_only=False):
     d = prob["d"]
     with conn.cursor() as cur:
         cur.execute("SELECT tuner.drop_study(%s) FROM tuner.study WHERE name = %s", (name, name))
@@ -78,7 +78,8 @@ def run_tuner(conn, prob, seed, budget, name):
                     (name, json.dumps({"seed": seed})))
         for i in range(d):
             cur.execute("SELECT tuner.add_parameter(%s, %s, 'float', 0, 1)", (name, "u%d" % (i + 1)))
-        cur.execute("SELECT tuner.add_metric(%s, 'f2', 'objective', direction => 'minimize')", (name,))
+        cur.execute("SELECT tuner.add_metric(%s, 'f2', %s, direction => 'minimize')",
+                    (name, "auxiliary" if f1_only else "objective"))
         points = []
         for _ in range(budget):
             cur.execute("SELECT tuner.suggest_next(%s)", (name,))
@@ -87,12 +88,14 @@ def run_tuner(conn, prob, seed, budget, name):
             f = prob["f"](u)
             points.append(f)
             cur.execute("SELECT tuner.report(%s, %s)", (s["trial"], json.dumps({"f1": f[0], "f2": f[1]})))
-        cur.execute("SELECT tuner.hypervolume(%s, %s)", (name, prob["ref"]))
-        sql_hv = cur.fetchone()[0]
-        cur.execute("SELECT count(*) FROM tuner.pareto_front(%s)", (name,))
-        front = cur.fetchone()[0]
+        extra = {}
+        if not f1_only:
+            cur.execute("SELECT tuner.hypervolume(%s, %s)", (name, prob["ref"]))
+            extra["sql_hv"] = cur.fetchone()[0]
+            cur.execute("SELECT count(*) FROM tuner.pareto_front(%s)", (name,))
+            extra["front"] = cur.fetchone()[0]
         cur.execute("SELECT tuner.drop_study(%s)", (name,))
-    return points, {"sql_hv": sql_hv, "front": front}
+    return points, extra
 
 
 def run_random(prob, seed, budget):
@@ -129,7 +132,7 @@ def quartiles(values):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", default="branincurrin,zdt1")
-    ap.add_argument("--methods", default="tuner,random,nsga2,nsga2-pop10,tpe")
+    ap.add_argument("--methods", default="tuner,random,nsga2,nsga2-pop10,tpe,tuner-f1only")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--budget", type=int, default=40)
     ap.add_argument("--checkpoints", default="20,40", help="budgets at which the hypervolume is reported")
@@ -141,7 +144,7 @@ def main():
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     checkpoints = [int(c) for c in args.checkpoints.split(",") if int(c) <= args.budget]
     methods = args.methods.split(",")
-    conn = connect() if "tuner" in methods else None
+    conn = connect() if any(m.startswith("tuner") for m in methods) else None
     info = {"git": git_info(), "loadavg_start": loadavg(), "budget": args.budget, "seeds": args.seeds,
             "library": loaded_library(conn) if conn else None, "optuna": optuna.__version__,
             "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
@@ -153,6 +156,9 @@ def main():
                 t0 = time.time()
                 if method == "tuner":
                     points, extra = run_tuner(conn, prob, seed, args.budget, "mo_bench_%s_%d" % (pname, seed))
+                elif method == "tuner-f1only":
+                    points, extra = run_tuner(conn, prob, seed, args.budget, "mo_bench_%s_%d" % (pname, seed),
+                                              f1_only=True)
                 elif method == "random":
                     points, extra = run_random(prob, seed, args.budget)
                 else:
