@@ -9,6 +9,12 @@ mo_bench.py
               zdt1          ZDT1 in 6 dimensions, both minimized,
                             reference point (11, 11); its true front
                             f2 = 1 - sqrt(f1) has hypervolume 121 - 1/3
+              zdt1-shifted  not a standard problem: ZDT1 with g's minimum
+                            moved inside the box (x2..x6 = 0.35 instead of
+                            0, g = 1 + 9/5 sum |x_i - 0.35| / 0.65), to see
+                            how much of a method's ZDT1 result comes from
+                            probing the box's faces; same reference and
+                            best hypervolume
     methods   tuner         a tuner study with two objectives, gp-ei
                             (ParEGO scalarization), through tuner.suggest_next
                             and tuner.report
@@ -56,9 +62,16 @@ def zdt1(u):
     return f1, g * (1.0 - math.sqrt(f1 / g))
 
 
+def zdt1_shifted(u):
+    f1 = u[0]
+    g = 1.0 + 9.0 / (len(u) - 1) * sum(abs(x - 0.35) / 0.65 for x in u[1:])
+    return f1, g * (1.0 - math.sqrt(f1 / g))
+
+
 PROBLEMS = {
     "branincurrin": {"f": branin_currin, "d": 2, "ref": [18.0, 6.0]},
     "zdt1": {"f": zdt1, "d": 6, "ref": [11.0, 11.0]},
+    "zdt1-shifted": {"f": zdt1_shifted, "d": 6, "ref": [11.0, 11.0]},
 }
 
 
