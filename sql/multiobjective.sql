@@ -208,6 +208,11 @@ SELECT tuner._hypervolume(ARRAY[1, 2], ARRAY[3, 3]);
 SELECT tuner._parego_scalarize('{}', 1);
 SELECT tuner._parego_weights(0, 1);
 SELECT tuner._pareto_first_front(ARRAY[[1, NULL]]::float8[]);
+-- 10^10 comparisons: the filter checks for interrupts, so it can be cancelled
+SET statement_timeout = '300ms';
+SELECT cardinality(tuner._pareto_first_front(array_agg(ARRAY[g, -g]::float8[])))
+  FROM generate_series(1, 100000) g;
+RESET statement_timeout;
 
 SELECT tuner.drop_study('mo');
 SELECT tuner.drop_study('mo3');

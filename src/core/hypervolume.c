@@ -3,36 +3,29 @@
  *	  Exact hypervolume by slicing objectives (see hypervolume.h).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hypervolume.h"
 #include "pareto.h"
 
 /*
- * Sort n rows of m values by their last value, ascending (insertion sort:
- * fronts are small, and no comparator state outlives the call).
+ * Order rows by their first value.  Rows are compared through their first
+ * element only, so one comparator serves rows of any length.
  */
-static void
-sort_by_last(double *rows, int n, int m, double *tmp)
+static int
+compare_first(const void *a, const void *b)
 {
-	int i;
-	int j;
+	double x = *(const double *)a;
+	double y = *(const double *)b;
 
-	for (i = 1; i < n; i++)
-	{
-		memcpy(tmp, rows + (size_t)i * m, sizeof(double) * m);
-		for (j = i; j > 0 && rows[(size_t)(j - 1) * m + m - 1] > tmp[m - 1];
-			 j--)
-			memcpy(rows + (size_t)j * m, rows + (size_t)(j - 1) * m,
-				   sizeof(double) * m);
-		memcpy(rows + (size_t)j * m, tmp, sizeof(double) * m);
-	}
+	return (x > y) - (x < y);
 }
 
 /*
  * Volume of n rows (each m values, all strictly below ref) in m
- * dimensions.  rows is sorted in place; scratch holds (n + 1) m^2 values
- * (a sort buffer and a projected copy per level).
+ * dimensions, slicing along the first objective.  rows is sorted in place;
+ * scratch holds n (m - 1) values per level of the recursion.
  */
 static double
 volume_of(double *rows, int n, int m, const double *ref, double *scratch)
@@ -50,42 +43,38 @@ volume_of(double *rows, int n, int m, const double *ref, double *scratch)
 			best = fmin(best, rows[i]);
 		return ref[0] - best;
 	}
-	sort_by_last(rows, n, m, scratch);
+	qsort(rows, n, sizeof(double) * m, compare_first);
 	if (m == 2)
 	{
-		/* sweep up the second objective, keeping the best first one */
-		double best_x = ref[0];
+		/* sweep along the first objective, keeping the best second one */
+		double best_y = ref[1];
 
 		for (i = 0; i < n; i++)
 		{
-			double next = i + 1 < n ? rows[(i + 1) * 2 + 1] : ref[1];
+			double next = i + 1 < n ? rows[(i + 1) * 2] : ref[0];
 
-			best_x = fmin(best_x, rows[i * 2]);
-			volume += (ref[0] - best_x) * (next - rows[i * 2 + 1]);
+			best_y = fmin(best_y, rows[i * 2 + 1]);
+			volume += (next - rows[i * 2]) * (ref[1] - best_y);
 		}
 		return volume;
 	}
 	/*
-	 * Slab between the last coordinates of rows i and i + 1: the points up
-	 * to i, projected onto the other m - 1 objectives.
+	 * The slab between the first values of rows i and i + 1 holds what
+	 * the rows up to i dominate in the other m - 1 objectives.
 	 */
 	for (i = 0; i < n; i++)
 	{
-		double next =
-			i + 1 < n ? rows[(size_t)(i + 1) * m + m - 1] : ref[m - 1];
-		double height = next - rows[(size_t)i * m + m - 1];
-		double *sub;
+		double next = i + 1 < n ? rows[(size_t)(i + 1) * m] : ref[0];
+		double width = next - rows[(size_t)i * m];
 		int j;
-		int k;
 
-		if (height <= 0.0)
+		if (width <= 0.0)
 			continue;
-		sub = scratch + m;
 		for (j = 0; j <= i; j++)
-			for (k = 0; k < m - 1; k++)
-				sub[(size_t)j * (m - 1) + k] = rows[(size_t)j * m + k];
-		volume += height * volume_of(sub, i + 1, m - 1, ref,
-									 sub + (size_t)(i + 1) * (m - 1));
+			memcpy(scratch + (size_t)j * (m - 1), rows + (size_t)j * m + 1,
+				   sizeof(double) * (m - 1));
+		volume += width * volume_of(scratch, i + 1, m - 1, ref + 1,
+									scratch + (size_t)(i + 1) * (m - 1));
 	}
 	return volume;
 }
@@ -102,7 +91,7 @@ hypervolume(const double *points, int n, int m, const double *reference,
 	int kept = 0;
 	int i;
 	int k;
-	TunerErrorCode rc;
+	TunerErrorCode rc = TUNER_OK;
 
 	tuner_status_clear(status);
 	*volume = 0.0;
@@ -114,12 +103,24 @@ hypervolume(const double *points, int n, int m, const double *reference,
 		if (!isfinite(reference[k]))
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "reference value %d is not finite", k + 1);
+	for (i = 0; i < n * m; i++)
+		if (!isfinite(points[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "point %d has a value that is not finite",
+							  i / m + 1);
 	if (n == 0)
 		return TUNER_OK;
+	/* above two objectives, the dominated points are dropped first: an
+	 * O(n^2) filter, bounded like the slicing */
+	if (m > 2 && n > HYPERVOLUME_MAX_POINTS)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "%d points are too many for an exact hypervolume "
+						  "in %d objectives (at most %d)",
+						  n, m, HYPERVOLUME_MAX_POINTS);
 	front = tuner_alloc(sizeof(int) * (size_t)n);
 	rows = tuner_alloc(sizeof(double) * (size_t)n * m);
-	/* each level of the recursion: a sort buffer and one projected copy */
-	scratch = tuner_alloc(sizeof(double) * ((size_t)n + 1) * m * (m + 1));
+	/* each level of the recursion keeps one projected copy */
+	scratch = tuner_alloc(sizeof(double) * ((size_t)n + 1) * m * m);
 	if (front == NULL || rows == NULL || scratch == NULL)
 	{
 		tuner_free(front);
@@ -128,11 +129,14 @@ hypervolume(const double *points, int n, int m, const double *reference,
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory for the hypervolume");
 	}
-	rc = pareto_first_front(points, n, m, front, &n_front, status);
+	if (m > 2)
+		rc = pareto_first_front(points, n, m, front, &n_front, status);
+	else
+		for (i = 0; i < n; i++)
+			front[i] = 1;
 	if (rc == TUNER_OK)
 	{
-		/* the front's points inside the reference box; dominated ones
-		 * and duplicates add no volume but would cost time */
+		/* the points inside the reference box: the others add nothing */
 		for (i = 0; i < n; i++)
 		{
 			int inside = front[i];
@@ -146,7 +150,14 @@ hypervolume(const double *points, int n, int m, const double *reference,
 				kept++;
 			}
 		}
-		*volume = volume_of(rows, kept, m, reference, scratch);
+		/* slicing costs O(kept^(m-1) log kept) */
+		if (m > 2 && (m - 1) * log10((double)kept) > 9.0)
+			rc = tuner_fail(status, TUNER_ERR_INVALID,
+							"%d non-dominated points are too many for an "
+							"exact hypervolume in %d objectives",
+							kept, m);
+		else
+			*volume = volume_of(rows, kept, m, reference, scratch);
 	}
 	tuner_free(front);
 	tuner_free(rows);

@@ -23,13 +23,30 @@ pareto_dominates(const double *a, const double *b, int m)
 	return strictly;
 }
 
+/* Rows first .. first + count - 1 of the first front (pareto.h). */
+void
+pareto_first_front_rows(const double *points, int n, int m, int first,
+						int count, int *front)
+{
+	int i;
+	int j;
+
+	for (i = first; i < first + count; i++)
+	{
+		front[i] = 1;
+		for (j = 0; j < n && front[i]; j++)
+			if (j != i && pareto_dominates(points + (size_t)j * m,
+										   points + (size_t)i * m, m))
+				front[i] = 0;
+	}
+}
+
 /* The first front of n points (pareto.h). */
 TunerErrorCode
 pareto_first_front(const double *points, int n, int m, int *front,
 				   int *n_front, TunerStatus *status)
 {
 	int i;
-	int j;
 
 	tuner_status_clear(status);
 	if (n < 0 || m < 1)
@@ -40,15 +57,9 @@ pareto_first_front(const double *points, int n, int m, int *front,
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "point %d has a value that is not finite",
 							  i / m + 1);
+	pareto_first_front_rows(points, n, m, 0, n, front);
 	*n_front = 0;
 	for (i = 0; i < n; i++)
-	{
-		front[i] = 1;
-		for (j = 0; j < n && front[i]; j++)
-			if (j != i && pareto_dominates(points + (size_t)j * m,
-										   points + (size_t)i * m, m))
-				front[i] = 0;
 		*n_front += front[i];
-	}
 	return TUNER_OK;
 }

@@ -25,4 +25,12 @@ extern TunerErrorCode pareto_first_front(const double *points, int n, int m,
 										 int *front, int *n_front,
 										 TunerStatus *status);
 
+/*
+ * The same for rows first .. first + count - 1 only (each compared with all
+ * n points), so that the glue can check for interrupts between blocks of
+ * rows.  points must be finite (pareto_first_front checks).
+ */
+extern void pareto_first_front_rows(const double *points, int n, int m,
+									int first, int count, int *front);
+
 #endif /* TUNER_PARETO_H */

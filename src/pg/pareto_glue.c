@@ -18,6 +18,9 @@
 #include "pareto.h"
 #include "tuner_pg.h"
 
+/* rows of the front computed between two checks for interrupts */
+#define PARETO_BLOCK 256
+
 PG_FUNCTION_INFO_V1(tuner_pareto_first_front);
 PG_FUNCTION_INFO_V1(tuner_hypervolume_points);
 PG_FUNCTION_INFO_V1(tuner_parego_scalarize);
@@ -29,10 +32,9 @@ tuner_pareto_first_front(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt;
 	MemoryContext oldcxt;
-	TunerStatus status;
 	double *points;
 	int *front;
-	int n_front;
+	int first;
 	int n;
 	int m;
 	Datum *datums;
@@ -46,9 +48,16 @@ tuner_pareto_first_front(PG_FUNCTION_ARGS)
 	points =
 		tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(0), "points", true, &n, &m);
 	front = palloc(mul_size(Max(n, 1), sizeof(int)));
-	if (n > 0 &&
-		pareto_first_front(points, n, m, front, &n_front, &status) != TUNER_OK)
-		tuner_report_status(&status, "pareto_front");
+	/*
+	 * tuner_array_matrix rejected NULL, NaN and infinity; O(n^2) pairs, in
+	 * blocks of rows with a check for interrupts between them.
+	 */
+	for (first = 0; first < n; first += PARETO_BLOCK)
+	{
+		CHECK_FOR_INTERRUPTS();
+		pareto_first_front_rows(points, n, m, first,
+								Min(PARETO_BLOCK, n - first), front);
+	}
 	MemoryContextSwitchTo(oldcxt);
 
 	datums = palloc(mul_size(Max(n, 1), sizeof(Datum)));

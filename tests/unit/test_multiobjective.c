@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hypervolume.h"
@@ -149,7 +150,7 @@ inclusion_exclusion(const double *p, int n, int m, const double *ref)
 	return total;
 }
 
-/* Random sets in 2 to 4 dimensions, some points outside, some ties. */
+/* Random sets in 2 to 5 dimensions, some points outside, some ties. */
 static void
 test_hypervolume_random(void)
 {
@@ -157,12 +158,12 @@ test_hypervolume_random(void)
 	int trial;
 
 	rng_seed(&rng, 20261201);
-	for (trial = 0; trial < 60; trial++)
+	for (trial = 0; trial < 80; trial++)
 	{
-		int m = 2 + trial % 3;
+		int m = 2 + trial % 4;
 		int n = 1 + (int) rng_below(&rng, 10);
-		double p[10 * 4];
-		double ref[4];
+		double p[10 * 5];
+		double ref[5];
 		double v;
 		TunerStatus st;
 		int i;
@@ -175,6 +176,54 @@ test_hypervolume_random(void)
 		CHECK(hypervolume(p, n, m, ref, &v, &st) == TUNER_OK);
 		CHECK_CLOSE(v, inclusion_exclusion(p, n, m, ref), 1e-12);
 	}
+}
+
+/*
+ * A large 2-D staircase (the sweep is O(n log n)): points (i/n, 1 - i/n)
+ * for i = 1 .. n in shuffled order, reference (1, 1); each step adds
+ * (1/n) x (i/n - 1/n), in total (n - 1) / (2 n).  And sets too costly to
+ * slice in 6 objectives are refused, not computed for hours.
+ */
+static void
+test_hypervolume_large(void)
+{
+	int n = 200000;
+	double *p = malloc(sizeof(double) * 2 * n);
+	double *q = malloc(sizeof(double) * 6 * 400);
+	double ref[6] = {1, 1, 1, 1, 1, 1};
+	double v;
+	TunerStatus st;
+	TunerRng rng;
+	int i;
+
+	rng_seed(&rng, 7);
+	for (i = 0; i < n; i++)
+	{
+		int j = (int) ((i * 7919L) % n) + 1; /* a permutation of 1 .. n */
+
+		p[2 * i] = (double) j / n;
+		p[2 * i + 1] = 1.0 - (double) j / n;
+	}
+	CHECK(hypervolume(p, n, 2, ref, &v, &st) == TUNER_OK);
+	CHECK_CLOSE(v, (n - 1.0) / (2.0 * n), 1e-9);
+	/* 400 points on the simplex x1 + ... + x6 = 1: all non-dominated */
+	for (i = 0; i < 400; i++)
+	{
+		double sum = 0.0;
+		int k;
+
+		for (k = 0; k < 6; k++)
+			sum += (q[6 * i + k] = rng_uniform(&rng) + 1e-3);
+		for (k = 0; k < 6; k++)
+			q[6 * i + k] /= sum;
+	}
+	CHECK(hypervolume(q, 400, 6, ref, &v, &st) == TUNER_ERR_INVALID);
+	CHECK(strstr(st.message, "too many") != NULL);
+	/* a handful of them is fine, and agrees with inclusion-exclusion */
+	CHECK(hypervolume(q, 9, 6, ref, &v, &st) == TUNER_OK);
+	CHECK_CLOSE(v, inclusion_exclusion(q, 9, 6, ref), 1e-12);
+	free(p);
+	free(q);
 }
 
 /* Weights: positive, sum 1, reproducible, different per seed, mean 1/m. */
@@ -259,6 +308,7 @@ test_multiobjective(void)
 	test_front_errors();
 	test_hypervolume_closed();
 	test_hypervolume_random();
+	test_hypervolume_large();
 	test_parego_weights();
 	test_parego_scalarize();
 }
