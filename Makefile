@@ -41,7 +41,10 @@ CORE_OBJS = \
 	src/core/plot_slice.o \
 	src/core/plot_pareto.o \
 	src/core/plot_importance.o \
-	src/core/plot_heatmap.o
+	src/core/plot_heatmap.o \
+	src/core/pareto.o \
+	src/core/hypervolume.o \
+	src/core/parego.o
 
 PG_OBJS = \
 	src/pg/tuner.o \
@@ -54,13 +57,14 @@ PG_OBJS = \
 	src/pg/lasso_glue.o \
 	src/pg/runner_exec.o \
 	src/pg/worker.o \
-	src/pg/plot_glue.o
+	src/pg/plot_glue.o \
+	src/pg/pareto_glue.o
 
 OBJS = $(CORE_OBJS) $(PG_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

@@ -1785,7 +1785,10 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  HINT = 'Use ''minimize'' or ''maximize''.';
 	END IF;
-	IF (p_role = 'objective') <> (p_name = s.objective) THEN
+	-- Another objective (multi-objective study, see the section at the
+	-- end of this file) is declared with its direction.
+	IF (p_role = 'objective') <> (p_name = s.objective)
+	   AND NOT (p_role = 'objective' AND p_direction IS NOT NULL) THEN
 		IF p_role = 'objective' THEN
 			RAISE EXCEPTION 'study "%" already has the objective "%"', s.name, s.objective
 				USING ERRCODE = 'invalid_parameter_value',
@@ -1795,8 +1798,8 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  HINT = 'The objective keeps its role; choose another metric.';
 	END IF;
-	IF p_role = 'objective' AND p_direction IS DISTINCT FROM s.direction
-	   AND p_direction IS NOT NULL THEN
+	IF p_role = 'objective' AND p_name = s.objective
+	   AND p_direction IS DISTINCT FROM s.direction AND p_direction IS NOT NULL THEN
 		RAISE EXCEPTION 'the objective of study "%" is to %, not to %', s.name,
 			  s.direction, p_direction
 			USING ERRCODE = 'invalid_parameter_value',
@@ -2235,7 +2238,10 @@ BEGIN
 					WHERE q.study_id = s.id AND q.soft_bounds AND q.enabled) THEN
 		RETURN;
 	END IF;
-	SELECT b.params INTO v_best FROM tuner.best(s.name) b;
+	-- (several objectives have no single incumbent)
+	IF NOT tuner._is_multiobjective(s.id) THEN
+		SELECT b.params INTO v_best FROM tuner.best(s.name) b;
+	END IF;
 	FOR p IN SELECT * FROM tuner.parameter q
 			  WHERE q.study_id = s.id AND q.soft_bounds AND q.enabled
 			  ORDER BY q.position
@@ -2397,6 +2403,9 @@ DECLARE
 	v_con_signs float8[] := '{}';
 	v_con_bounds float8[] := '{}';
 	v_lin record;
+	v_mo_ids bigint[];
+	v_mo_signs float8[];
+	v_mo_weights float8[];
 	p_study text := $1;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
@@ -2455,6 +2464,26 @@ BEGIN
 	-- trials for each trial (50 ms at 100 trials).
 	SELECT m.id INTO v_objective_id
 	  FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective;
+	-- Several objectives: the model fits a ParEGO scalarization of them
+	-- (the multi-objective section at the end of this file).
+	IF tuner._is_multiobjective(s.id) THEN
+		SELECT pg_catalog.array_agg(o.id ORDER BY o.ordinal),
+			   pg_catalog.array_agg(o.sign ORDER BY o.ordinal)
+		  INTO v_mo_ids, v_mo_signs
+		  FROM tuner._objectives(s.id) o;
+		IF s.algorithm NOT IN ('gp-ei', 'random') THEN
+			RAISE EXCEPTION 'study "%" has % objectives, which algorithm % does not support', s.name,
+				  pg_catalog.cardinality(v_mo_ids), s.algorithm
+				USING ERRCODE = 'feature_not_supported',
+					  HINT = pg_catalog.format('Use gp-ei (ParEGO scalarization) or random: tuner.set_algorithm(%L, ''gp-ei'').', s.name);
+		END IF;
+		IF s.settings ? 'transfer_from' THEN
+			RAISE EXCEPTION 'study "%" has % objectives and cannot learn from earlier studies', s.name,
+				  pg_catalog.cardinality(v_mo_ids)
+				USING ERRCODE = 'feature_not_supported',
+					  DETAIL = 'transfer_from brings one objective per earlier study.';
+		END IF;
+	END IF;
 	-- The multi-task model learns from the declared auxiliary metrics too:
 	-- one row of them per observed trial, NULL where a trial lacks one.
 	IF s.algorithm IN ('icm', 'clustered-icm')
@@ -2557,6 +2586,11 @@ BEGIN
 		  LEFT JOIN tuner.observation ob
 			ON ob.trial_id = t.id AND ob.metric_id = v_objective_id
 			   AND t.state = 'complete'
+			   -- several objectives: observed only with all of them
+			   AND (v_mo_ids IS NULL
+					OR (SELECT pg_catalog.count(*) FROM tuner.observation mo
+						 WHERE mo.trial_id = t.id AND mo.metric_id = ANY (v_mo_ids))
+					   = pg_catalog.cardinality(v_mo_ids))
 		 WHERE t.study_id = s.id
 	)
 	SELECT pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS x_observed,
@@ -2576,6 +2610,15 @@ BEGIN
 																 OR (n.state = 'complete' AND n.value IS NULL)) AS id_other
 	  INTO h
 	  FROM native n;
+	-- Several objectives: the GP sees this suggestion's random augmented
+	-- Chebyshev scalarization of them, weights drawn from its seed.
+	IF v_mo_ids IS NOT NULL THEN
+		v_mo_weights := tuner._parego_weights(pg_catalog.cardinality(v_mo_ids), v_seed);
+		IF h.id_observed IS NOT NULL THEN
+			h.y_observed := tuner._parego_scalarize(
+				tuner._objective_matrix(h.id_observed, v_mo_ids, v_mo_signs), v_seed);
+		END IF;
+	END IF;
 	-- No trial has reported yet: nothing to cluster, the design comes first.
 	IF v_algorithm = 'clustered-icm' AND h.y_aux IS NULL THEN
 		v_algorithm := 'gp-ei';
@@ -2586,7 +2629,7 @@ BEGIN
 	-- (src/core/suggest_icm.c) are GP-EI's and store gp rows, and without
 	-- this each of them was fitted cold; an ICM step given a gp row (no
 	-- task loadings) fits cold as before.
-	v_tasks := ARRAY[s.objective] || v_aux_names;
+	v_tasks := ARRAY[CASE WHEN v_mo_ids IS NULL THEN s.objective ELSE 'parego' END] || v_aux_names;
 	IF v_x_transfer IS NOT NULL THEN
 		v_tasks := v_tasks || v_source_tasks;
 	END IF;
@@ -2696,7 +2739,9 @@ BEGIN
 								 predicted_mean, predicted_sd, acquisition,
 								 seed, started_at)
 		VALUES (s.id, v_number, v_params, 'running', r.source,
-				v_sign * r.predicted_mean, r.predicted_sd, r.acquisition,
+				-- (several objectives: a scalarization's, in no unit)
+				CASE WHEN v_mo_ids IS NULL THEN v_sign * r.predicted_mean END,
+				CASE WHEN v_mo_ids IS NULL THEN r.predicted_sd END, r.acquisition,
 				v_seed, pg_catalog.now())
 		RETURNING id INTO v_trial;
 	EXCEPTION WHEN unique_violation THEN
@@ -2716,7 +2761,8 @@ BEGIN
 								  warm_cluster_rank, warm_cluster_lengthscales,
 								  warm_cluster_loadings, warm_cluster_variance,
 								  warm_cluster_noise, warm_cluster_mean,
-								  transfer, history_md5)
+								  transfer, history_md5, objective_metrics,
+								  objective_signs, scalarization_weights)
 	VALUES (v_trial, v_algorithm, sp.names, sp.kinds, sp.lows, sp.highs,
 			sp.log_scales, sp.n_choices,
 			COALESCE((SELECT pg_catalog.jsonb_object_agg(p.name, p.default_value)
@@ -2733,7 +2779,8 @@ BEGIN
 			v_cluster_members, v_cluster_metric, v_wc_tasks, v_wc_rank, v_wc_ls,
 			v_wc_w, v_wc_v, v_wc_noise, v_wc_mean, v_x_transfer IS NOT NULL,
 			tuner._history_md5(h.y_observed,
-							   CASE WHEN v_algorithm IN ('icm', 'clustered-icm') THEN h.y_aux END));
+							   CASE WHEN v_algorithm IN ('icm', 'clustered-icm') THEN h.y_aux END),
+			v_mo_ids, v_mo_signs, v_mo_weights);
 
 	PERFORM tuner._widen_soft_bounds(s, v_trial);
 
@@ -2793,7 +2840,8 @@ BEGIN
 								 parameters)
 		VALUES (s.id, v_trial, CASE WHEN r.rank IS NULL THEN 'gp' ELSE 'icm' END,
 				h.n_observed, r.lengthscales, r.outputscale, r.noise, r.mean,
-				r.log_likelihood, COALESCE(v_tasks, ARRAY[s.objective]), r.rank,
+				r.log_likelihood,
+				COALESCE(v_tasks, ARRAY[CASE WHEN v_mo_ids IS NULL THEN s.objective ELSE 'parego' END]), r.rank,
 				r.task_loadings, r.task_variance, r.task_covariance,
 				r.task_correlation, r.task_noise, r.task_mean, r.kronecker,
 				r.fit_ms, sp.names);
@@ -2887,6 +2935,15 @@ BEGIN
 				  DETAIL = pg_catalog.format('Got %s.', $2),
 				  HINT = 'A trial that produced no objective value should be marked with tuner.fail().';
 	END IF;
+	-- a multi-objective study: every objective
+	SELECT o.name INTO k FROM tuner._objectives(s.id) o
+	 WHERE NOT $2 ? o.name ORDER BY o.ordinal LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'metrics must include every objective; "%" is missing', k
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', $2),
+				  HINT = 'A trial that produced no value of an objective should be marked with tuner.fail().';
+	END IF;
 
 	FOR k, v IN SELECT key, value FROM pg_catalog.jsonb_each($2) ORDER BY key
 	LOOP
@@ -2958,6 +3015,7 @@ DECLARE
 	s tuner.study;
 BEGIN
 	s := tuner._find_study($1);
+	PERFORM tuner._require_one_objective(s, 'tuner.best');
 	RETURN QUERY
 	SELECT t.id, ob.value, t.config
 	  FROM tuner.trial t
@@ -3015,6 +3073,7 @@ DECLARE
 	v_spread float8;
 BEGIN
 	s := tuner._find_study($1);
+	PERFORM tuner._require_one_objective(s, 'tuner.recommend');
 	IF v_noise_sd IS NOT NULL THEN
 		PERFORM tuner._check_noise_sd(pg_catalog.to_jsonb(v_noise_sd), 'noise_sd');
 	ELSIF s.settings ? 'noise_sd' THEN
@@ -5872,6 +5931,11 @@ BEGIN
 	SELECT pg_catalog.array_agg(g.sign * ob.value ORDER BY o.k) INTO v_y_observed
 	  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k)
 	  JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric;
+	-- several objectives: the same scalarization, from the same seed
+	IF g.objective_metrics IS NOT NULL AND pg_catalog.cardinality(g.observed) > 0 THEN
+		v_y_observed := tuner._parego_scalarize(
+			tuner._objective_matrix(g.observed, g.objective_metrics, g.objective_signs), g.seed);
+	END IF;
 	IF g.aux_metrics IS NOT NULL THEN
 		SELECT pg_catalog.array_agg(ARRAY(
 					SELECT ax.value
@@ -6507,6 +6571,7 @@ DECLARE
 	p_kind text := $2;
 	p_options jsonb := $3;
 	o record;
+	v_objectives text[];
 BEGIN
 	s := tuner._find_study($1);
 	PERFORM tuner._not_null(p_kind, 'kind');
@@ -6520,8 +6585,11 @@ BEGIN
 			RETURN tuner._plot_slice_of(s, o, tuner._plot_string(p_options, 'parameter', p_kind, true));
 		WHEN 'pareto' THEN
 			o := tuner._plot_options(p_options, p_kind, ARRAY['x', 'y']);
-			RETURN tuner._plot_pareto_of(s, o, tuner._plot_string(p_options, 'x', p_kind, true),
-										 tuner._plot_string(p_options, 'y', p_kind, true));
+			-- a multi-objective study: its first two objectives by default
+			v_objectives := ARRAY(SELECT q.name FROM tuner._objectives(s.id) q ORDER BY q.ordinal);
+			RETURN tuner._plot_pareto_of(s, o,
+				COALESCE(tuner._plot_string(p_options, 'x', p_kind, pg_catalog.cardinality(v_objectives) < 2), v_objectives[1]),
+				COALESCE(tuner._plot_string(p_options, 'y', p_kind, pg_catalog.cardinality(v_objectives) < 2), v_objectives[2]));
 		WHEN 'importance' THEN
 			o := tuner._plot_options(p_options, p_kind, ARRAY['method']);
 			RETURN tuner._plot_importance_of(s, o, tuner._plot_string(p_options, 'method', p_kind, false));
@@ -7764,3 +7832,244 @@ SELECT s.name AS study,
  WHERE t.state = 'running'
    AND (SELECT tuner._reap_if_writable()) IS NOT NULL
    AND (t.lease_expires_at IS NULL OR t.lease_expires_at >= pg_catalog.clock_timestamp());
+
+-------------------------------------------------------------------------------
+-- Multi-objective studies (issue 9): two or more objectives, each with its
+-- direction; the Pareto front, its hypervolume, and ParEGO suggestions
+-- (src/core/pareto.h, hypervolume.h, parego.h).
+--
+-- The study's own objective (tuner.study.objective, set by create_study)
+-- is the first objective; tuner.add_metric(study, name, 'objective',
+-- direction => ...) adds the others, in the order they were added.
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION tuner._pareto_first_front(points float8[])
+RETURNS bool[]
+AS 'MODULE_PATHNAME', 'tuner_pareto_first_front'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tuner._hypervolume(points float8[], reference float8[])
+RETURNS float8
+AS 'MODULE_PATHNAME', 'tuner_hypervolume_points'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tuner._parego_scalarize(points float8[], seed bigint)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'tuner_parego_scalarize'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION tuner._parego_weights(objectives int, seed bigint)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'tuner_parego_weights'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- A suggestion of a multi-objective study also records its objectives
+-- (in order, with the sign that makes each minimized) and the ParEGO
+-- weights it drew from its seed.
+ALTER TABLE tuner.suggestion ADD COLUMN objective_metrics bigint[],
+	ADD COLUMN objective_signs float8[],
+	ADD COLUMN scalarization_weights float8[];
+
+COMMENT ON COLUMN tuner.suggestion.objective_metrics IS
+	'Multi-objective studies: the objectives (metric ids, in order) whose ParEGO scalarization the model fitted; NULL for one objective';
+COMMENT ON COLUMN tuner.suggestion.scalarization_weights IS
+	'Multi-objective studies: the augmented Chebyshev weights drawn from the suggestion''s seed, one per objective';
+
+-- The objectives of a study in order: its own objective first, then the
+-- metrics added with role 'objective' by id; sign is 1 to minimize, -1 to
+-- maximize.
+CREATE FUNCTION tuner._objectives(study_id bigint)
+RETURNS TABLE (ordinal int, id bigint, name text, direction text, sign float8)
+LANGUAGE sql STABLE
+AS $$
+SELECT (pg_catalog.row_number() OVER (ORDER BY m.name <> s.objective, m.id))::int,
+	   m.id, m.name, COALESCE(m.direction, s.direction),
+	   CASE COALESCE(m.direction, s.direction) WHEN 'maximize' THEN -1 ELSE 1 END::float8
+  FROM tuner.study s
+  JOIN tuner.metric m ON m.study_id = s.id AND m.role = 'objective'
+ WHERE s.id = $1
+ ORDER BY 1;
+$$;
+
+-- Whether a study has more than one objective.
+CREATE FUNCTION tuner._is_multiobjective(study_id bigint)
+RETURNS bool
+LANGUAGE sql STABLE
+AS $$
+SELECT pg_catalog.count(*) > 1 FROM tuner.metric m
+ WHERE m.study_id = $1 AND m.role = 'objective';
+$$;
+
+-- The objectives of a study, in the order of pareto_front's values.
+CREATE FUNCTION tuner.objectives(study text)
+RETURNS TABLE (ordinal int, metric text, direction text)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	s tuner.study;
+BEGIN
+	s := tuner._find_study($1);
+	RETURN QUERY SELECT o.ordinal, o.name, o.direction FROM tuner._objectives(s.id) o;
+END;
+$$;
+
+COMMENT ON FUNCTION tuner.objectives(text) IS
+	'The objectives of a study in order (its own objective first) with their directions';
+
+-- The signed objectives of the trials ids (every objective minimized), one
+-- row per trial in the order of ids; NULL for no trials.
+CREATE FUNCTION tuner._objective_matrix(ids bigint[], metrics bigint[], signs float8[])
+RETURNS float8[]
+LANGUAGE sql STABLE
+AS $$
+SELECT pg_catalog.array_agg(ARRAY(
+			SELECT c.sign * ob.value
+			  FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3)) WITH ORDINALITY AS c(id, sign, j)
+			  LEFT JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = c.id
+			 ORDER BY c.j) ORDER BY o.k)
+  FROM pg_catalog.unnest($1) WITH ORDINALITY AS o(id, k);
+$$;
+
+-- The error of functions that need a single objective.
+CREATE FUNCTION tuner._require_one_objective(s tuner.study, fn text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+	IF tuner._is_multiobjective(s.id) THEN
+		RAISE EXCEPTION 'study "%" has % objectives, so % has no single answer', s.name,
+			  (SELECT pg_catalog.count(*) FROM tuner._objectives(s.id)), fn
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = pg_catalog.format('Its objectives: %s.',
+						   (SELECT pg_catalog.string_agg(pg_catalog.format('%s (%s)', o.name, o.direction), ', ' ORDER BY o.ordinal)
+							  FROM tuner._objectives(s.id) o)),
+				  HINT = pg_catalog.format('Its best trials are the non-dominated ones: SELECT * FROM tuner.pareto_front(%L).', s.name);
+	END IF;
+END;
+$$;
+
+-- The trials whose objectives pareto_front and hypervolume compare:
+-- complete, with every objective reported and every outcome constraint
+-- met; values in the objectives' order and units.
+CREATE FUNCTION tuner._objective_rows(study_id bigint)
+RETURNS TABLE (trial bigint, number int, objectives float8[], signed float8[], params jsonb)
+LANGUAGE sql STABLE
+AS $$
+WITH o AS MATERIALIZED (
+	SELECT pg_catalog.array_agg(x.id ORDER BY x.ordinal) AS ids,
+		   pg_catalog.array_agg(x.sign ORDER BY x.ordinal) AS signs
+	  FROM tuner._objectives($1) x
+)
+SELECT t.id, t.number, v.objectives, v.signed, t.config
+  FROM tuner.trial t
+ CROSS JOIN o
+ CROSS JOIN LATERAL (
+	SELECT pg_catalog.array_agg(ob.value ORDER BY c.j) AS objectives,
+		   pg_catalog.array_agg(c.sign * ob.value ORDER BY c.j) AS signed,
+		   pg_catalog.count(ob.value) AS n
+	  FROM ROWS FROM (pg_catalog.unnest(o.ids), pg_catalog.unnest(o.signs)) WITH ORDINALITY AS c(id, sign, j)
+	  LEFT JOIN tuner.observation ob ON ob.trial_id = t.id AND ob.metric_id = c.id) v
+ WHERE t.study_id = $1 AND t.state = 'complete'
+   AND v.n = pg_catalog.cardinality(o.ids)
+   AND tuner._trial_meets_constraints(t.id) IS NOT FALSE
+ ORDER BY t.number;
+$$;
+
+-- The Pareto front of a study: its complete trials that met every outcome
+-- constraint and that no other such trial dominates (no worse in every
+-- objective, better in one, each in its direction).  objectives holds the
+-- trial's values in the order of tuner.objectives(study).  Trials with
+-- equal values are all on the front or all off it.  With one objective
+-- the front is every trial at the best value.  Failed, interrupted and
+-- running trials are not compared, nor trials missing an objective.
+CREATE FUNCTION tuner.pareto_front(study text)
+RETURNS TABLE (trial bigint, number int, objectives float8[], params jsonb)
+LANGUAGE plpgsql STABLE
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	v_ids bigint[];
+	v_points float8[];
+	v_front bool[];
+BEGIN
+	s := tuner._find_study($1);
+	SELECT pg_catalog.array_agg(r.trial ORDER BY r.number),
+		   pg_catalog.array_agg(r.signed ORDER BY r.number)
+	  INTO v_ids, v_points
+	  FROM tuner._objective_rows(s.id) r;
+	IF v_ids IS NULL THEN
+		RETURN;
+	END IF;
+	v_front := tuner._pareto_first_front(v_points);
+	RETURN QUERY
+	SELECT r.trial, r.number, r.objectives, r.params
+	  FROM tuner._objective_rows(s.id) r
+	  JOIN ROWS FROM (pg_catalog.unnest(v_ids), pg_catalog.unnest(v_front)) AS f(id, on_front)
+		ON f.id = r.trial
+	 WHERE f.on_front
+	 ORDER BY r.signed[1], r.number;
+END;
+$$;
+
+COMMENT ON FUNCTION tuner.pareto_front(text) IS
+	'The non-dominated complete trials of a study, with their objectives in the order of tuner.objectives()';
+
+-- The hypervolume of a study's front: the volume of objective space its
+-- trials dominate, bounded by reference (one value per objective, in the
+-- order of tuner.objectives(), in each objective's units: a worst
+-- acceptable value, above the front of a minimized objective and below
+-- that of a maximized one).  Trials not better than the reference in
+-- every objective add nothing; no trial gives 0.  Exact, for up to 6
+-- objectives.
+CREATE FUNCTION tuner.hypervolume(study text, reference float8[])
+RETURNS float8
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	s tuner.study;
+	v_signs float8[];
+	v_names text[];
+	v_points float8[];
+	v_ref float8[];
+	i int;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(reference, 'reference');
+	SELECT pg_catalog.array_agg(o.sign ORDER BY o.ordinal),
+		   pg_catalog.array_agg(o.name ORDER BY o.ordinal)
+	  INTO v_signs, v_names
+	  FROM tuner._objectives(s.id) o;
+	IF pg_catalog.array_ndims(reference) > 1 THEN
+		RAISE EXCEPTION 'reference must be a one-dimensional array'
+			USING ERRCODE = 'array_subscript_error',
+				  DETAIL = pg_catalog.format('It has %s dimensions.', pg_catalog.array_ndims(reference)),
+				  HINT = pg_catalog.format('Give a worst acceptable value of %s, in this order.',
+										   pg_catalog.array_to_string(v_names, ', '));
+	END IF;
+	IF pg_catalog.cardinality(reference) <> pg_catalog.cardinality(v_names) THEN
+		RAISE EXCEPTION 'reference must have one value per objective of study "%"', s.name
+			USING ERRCODE = 'array_subscript_error',
+				  DETAIL = pg_catalog.format('Got %s values for %s objectives.',
+											 COALESCE(pg_catalog.cardinality(reference), 0),
+											 pg_catalog.cardinality(v_names)),
+				  HINT = pg_catalog.format('Give a worst acceptable value of %s, in this order.',
+										   pg_catalog.array_to_string(v_names, ', '));
+	END IF;
+	FOR i IN 1 .. pg_catalog.cardinality(v_names)
+	LOOP
+		IF reference[i] IS NULL OR reference[i] IN ('NaN', 'Infinity', '-Infinity') THEN
+			RAISE EXCEPTION 'reference value of "%" must be a finite number', v_names[i]
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', COALESCE(reference[i]::text, 'NULL'));
+		END IF;
+		v_ref := v_ref || v_signs[i] * reference[i];
+	END LOOP;
+	SELECT pg_catalog.array_agg(r.signed ORDER BY r.number) INTO v_points
+	  FROM tuner._objective_rows(s.id) r;
+	RETURN tuner._hypervolume(COALESCE(v_points, '{}'), v_ref);
+END;
+$$;
+
+COMMENT ON FUNCTION tuner.hypervolume(text, float8[]) IS
+	'Volume of objective space the study''s trials dominate up to a reference point (one worst acceptable value per objective)';

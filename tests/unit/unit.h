@@ -57,5 +57,6 @@ void		test_lasso(void);
 void		test_categorical(void);
 void		test_plot(void);
 void		test_feasibility(void);
+void		test_multiobjective(void);
 
 #endif
