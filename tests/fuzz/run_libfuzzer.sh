@@ -13,11 +13,14 @@ SAN='-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-fra
 CFLAGS="-std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter $SAN"
 RDB=src/runners/rocksdb
 COMMON=src/runners/common
+FQ=src/runners/fastquery
+# fq.h includes mpi.h (MPICH's headers only; nothing of MPI is linked)
+MPI_CFLAGS=$(pkg-config --cflags mpich) || exit 1
 
 build() {
 	local name=$1
 	shift
-	if ! clang-14 $CFLAGS -I$RDB -I$COMMON -o "$WORK/$name" "$@" -ljansson -lm; then
+	if ! clang-14 $CFLAGS -I$RDB -I$COMMON -I$FQ $MPI_CFLAGS -o "$WORK/$name" "$@" -ljansson -lm; then
 		echo "run_libfuzzer: building $name failed" >&2
 		return 1
 	fi
@@ -26,8 +29,9 @@ build() {
 status=0
 build fuzz_logparse tests/fuzz/fuzz_logparse.c $RDB/logparse.c $COMMON/json.c || exit 1
 build fuzz_json tests/fuzz/fuzz_json.c $COMMON/json.c || exit 1
+build fuzz_fastquery tests/fuzz/fuzz_fastquery.c $FQ/query_parse.c $FQ/opts.c $FQ/bins.c || exit 1
 
-for t in logparse json; do
+for t in logparse json fastquery; do
 	# a scratch copy: new inputs found in the run do not touch the repository
 	mkdir -p "$WORK/corpus-$t"
 	cp tests/fuzz/corpus/$t/* "$WORK/corpus-$t/"
