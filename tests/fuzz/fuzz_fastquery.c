@@ -1,17 +1,21 @@
 /*
- * fuzz_fastquery.c: libFuzzer target for tuner_fastquery's text parsers:
- * the query language (src/runners/fastquery/query_parse.c) and the
- * "--key value" options (opts.c).  The first byte picks one; the rest is
- * the query text, or the arguments one per line.
+ * fuzz_fastquery.c: libFuzzer target for FastQuery's text parsers: the
+ * query language (src/runners/fastquery/query_parse.c), tuner_fastquery's
+ * "--key value" options (opts.c), and the runner's trial input and
+ * "_effective" output (trial.c).  The first byte (mod 3) picks one; the
+ * rest is the query text, the arguments one per line, or the JSON.
  *
  * Queries: an accepted text gives 1 to FQ_MAX_CONDS conditions on known
  * variables with finite float32 constants, and each query's canonical
  * text parses back to the same query.  Options: fq_fail (exit 2 in the
  * program) returns here by longjmp; accepted options stay within the
- * documented bounds.
+ * documented bounds.  Trial input: accepted or refused with a message,
+ * strings terminated, nothing leaked; the "_effective" part written from
+ * any metrics object is valid JSON.
  */
 #include "bins.h"
 #include "fq.h"
+#include "fq_runner.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -116,6 +120,46 @@ fuzz_options(char *text)
 			abort();
 }
 
+static void
+fuzz_trial(const char *text)
+{
+	FqTrial t;
+	char err[256];
+	json_t *metrics;
+	json_t *back;
+	strbuf sb;
+
+	err[0] = '\0';
+	if (!fq_parse_trial(text, &t, err, sizeof(err)))
+	{
+		if (err[0] == '\0')
+			abort();
+	}
+	else if ((strcmp(t.layout, "contiguous") != 0 &&
+			  strcmp(t.layout, "chunked") != 0) ||
+			 (strcmp(t.io, "collective") != 0 &&
+			  strcmp(t.io, "independent") != 0) ||
+			 strnlen(t.queries, sizeof(t.queries)) == sizeof(t.queries) ||
+			 strnlen(t.program, sizeof(t.program)) == sizeof(t.program) ||
+			 strnlen(t.mpiexec, sizeof(t.mpiexec)) == sizeof(t.mpiexec) ||
+			 strnlen(t.data_dir, sizeof(t.data_dir)) == sizeof(t.data_dir))
+		abort();
+
+	metrics = json_loads(text, JSON_DECODE_ANY, NULL);
+	if (metrics == NULL)
+		return;
+	sb_init(&sb);
+	sb_append(&sb, "{\"value\": 1");
+	fq_append_effective(&sb, metrics, metrics);
+	sb_append(&sb, "}");
+	back = json_loadb(sb.data, sb.len, 0, NULL);
+	if (!json_is_object(back) || json_object_get(back, "_effective") == NULL)
+		abort();
+	json_decref(back);
+	sb_free(&sb);
+	json_decref(metrics);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -126,8 +170,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = malloc(size);
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = '\0';
-	if (data[0] & 1)
+	if (data[0] % 3 == 1)
 		fuzz_queries(text);
+	else if (data[0] % 3 == 2)
+		fuzz_trial(text);
 	else
 		fuzz_options(text);
 	free(text);

@@ -3,8 +3,8 @@
 # pure-C parsers with clang -fsanitize=fuzzer,address,undefined and run
 # each for SECONDS (default 30) from its seed corpus in
 # tests/fuzz/corpus/<target>: logparse (RocksDB db_bench output and LOG),
-# json (the runners' JSON output helpers), fastquery (query language and
-# options), ceph (Ceph's answers, the catalog, the state file).  Fails on any crash, leak, timeout or
+# json (the runners' JSON output helpers), fastquery (query language,
+# options, the runner's trial input and "_effective" output), ceph (Ceph's answers, the catalog, the state file).  Fails on any crash, leak, timeout or
 # sanitizer report; prints the executions of each target.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,7 +32,8 @@ build() {
 status=0
 build fuzz_logparse tests/fuzz/fuzz_logparse.c $RDB/logparse.c $COMMON/json.c || exit 1
 build fuzz_json tests/fuzz/fuzz_json.c $COMMON/json.c || exit 1
-build fuzz_fastquery tests/fuzz/fuzz_fastquery.c $FQ/query_parse.c $FQ/opts.c $FQ/bins.c || exit 1
+build fuzz_fastquery tests/fuzz/fuzz_fastquery.c $FQ/query_parse.c $FQ/opts.c $FQ/bins.c \
+	$FQ/trial.c $COMMON/json.c || exit 1
 build fuzz_ceph tests/fuzz/fuzz_ceph.c $CEPH/answers.c || exit 1
 
 for t in logparse json fastquery ceph; do
