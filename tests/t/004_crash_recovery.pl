@@ -95,9 +95,41 @@ sub after_recovery
 	return;
 }
 
+# The parent pid and process group of a process.
+sub ppid_pgid
+{
+	my ($p) = @_;
+	open my $fh, '<', "/proc/$p/stat" or return (undef, undef);
+	my $stat = <$fh>;
+	close $fh;
+	return $stat =~ /^\d+ \(.*\) \S+ (\d+) (\d+)/ ? ($1, $2) : (undef, undef);
+}
+
+# Does a process map PostgreSQL's shared memory (the SysV segment, or the
+# anonymous shared mapping)?
+sub maps_shmem
+{
+	my ($p) = @_;
+	open my $fh, '<', "/proc/$p/maps" or die "no /proc/$p/maps: $!";
+	my $maps = join '', <$fh>;
+	close $fh;
+	return $maps =~ m{/SYSV|/dev/zero \(deleted\)|anon_hugepage} ? 1 : 0;
+}
+
 # 1. SIGKILL of the runner: the worker records trial 4 as failed (killed
 # by signal 9), kills what is left of its group, and goes on.
 my ($pid, $child) = start_study('runner_kill', 6);
+
+# The runner runs under a keeper: the worker's child, leader of the
+# runner's process group, detached from the server's shared memory.
+my ($keeper, $group) = ppid_pgid($pid);
+my ($keeper_parent, $keeper_group) = ppid_pgid($keeper);
+is($keeper_parent,
+	$node->safe_psql('postgres', q{SELECT pid FROM tuner.progress WHERE study = 'runner_kill'}),
+	"the runner's parent (the keeper) is the worker's child");
+is("$group $keeper_group", "$keeper $keeper", 'the keeper leads the runner\'s process group');
+ok(maps_shmem($keeper_parent), 'the worker maps the shared memory');
+ok(!maps_shmem($keeper), 'the keeper does not');
 my $before = before_fault('runner_kill');
 kill 'KILL', $pid;
 ok( $node->poll_query_until(
