@@ -30,11 +30,16 @@ build() {
 }
 
 status=0
-build fuzz_logparse tests/fuzz/fuzz_logparse.c $RDB/logparse.c $COMMON/json.c || exit 1
-build fuzz_json tests/fuzz/fuzz_json.c $COMMON/json.c || exit 1
+# the builds side by side (two cores); any failure stops the run
+build fuzz_logparse tests/fuzz/fuzz_logparse.c $RDB/logparse.c $COMMON/json.c &
+build fuzz_json tests/fuzz/fuzz_json.c $COMMON/json.c &
 build fuzz_fastquery tests/fuzz/fuzz_fastquery.c $FQ/query_parse.c $FQ/opts.c $FQ/bins.c \
-	$FQ/trial.c $COMMON/json.c || exit 1
-build fuzz_ceph tests/fuzz/fuzz_ceph.c $CEPH/answers.c || exit 1
+	$FQ/trial.c $COMMON/json.c &
+build fuzz_ceph tests/fuzz/fuzz_ceph.c $CEPH/answers.c &
+for job in $(jobs -p); do
+	wait "$job" || status=1
+done
+[ $status -eq 0 ] || exit 1
 
 for t in logparse json fastquery ceph; do
 	# a scratch copy: new inputs found in the run do not touch the repository
