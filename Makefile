@@ -56,6 +56,7 @@ PG_OBJS = \
 	src/pg/clusters_glue.o \
 	src/pg/lasso_glue.o \
 	src/pg/runner_exec.o \
+	src/pg/runner_keeper.o \
 	src/pg/worker.o \
 	src/pg/plot_glue.o \
 	src/pg/pareto_glue.o

@@ -7,7 +7,8 @@
 #   unit       C unit tests of src/core (make unittest)
 #   fuzz       tests/fuzz: every SQL function 10,000 times with bad input
 #              against a UBSan build in its own server, then libFuzzer
-#              (ASan+UBSan) on the runners' JSON and LOG parsers (~5 min)
+#              (ASan+UBSan) on the runners' parsers: JSON, RocksDB LOG,
+#              FastQuery queries and options, Ceph answers (~5 min)
 #   runner-rocksdb  tests/runners/test_rocksdb.sh (tuner_rocksdb, real db_bench)
 #   runner-fastquery  tests/runners/test_fastquery.sh (tuner_fastquery, real
 #              MPICH ranks and parallel HDF5 files)

@@ -1,8 +1,11 @@
 #!/bin/bash
 # tap.sh: run the TAP tests (tests/t/*.pl: background workers, runners,
 # crash/restart, pg_cron) with PostgreSQL::Test::Cluster against the
-# installed extension (make install first).  initdb refuses root, so as
-# root the tests run as user postgres from a copy in a temporary directory.
+# installed extension (make install first), or with TUNER_DESTDIR=DIR
+# against the one installed by make install DESTDIR=DIR (extension_destdir
+# and dynamic_library_path in each node's configuration; the system install
+# is not touched).  initdb refuses root, so as root the tests run as user
+# postgres from a copy in a temporary directory.
 # Extra arguments go to prove (default: -j2, the pg_cron test waits for
 # the next minute while the others run).
 set -euo pipefail
@@ -46,6 +49,7 @@ if [ ${#TESTS[@]} -eq 0 ]; then
 fi
 status=0
 (cd "$WORK" && "${RUN[@]}" env PATH="$BINDIR:$PATH" PG_REGRESS="$PG_REGRESS" \
+	TUNER_DESTDIR="${TUNER_DESTDIR:-}" \
 	TESTDIR="$WORK" prove -I "$PERL_LIB" -I t "${ARGS[@]}" "${TESTS[@]}") || status=$?
 if [ $status -ne 0 ]; then
 	# Server logs of the failed run.

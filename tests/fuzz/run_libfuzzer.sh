@@ -2,7 +2,9 @@
 # run_libfuzzer.sh [SECONDS]: build the libFuzzer targets of the runners'
 # pure-C parsers with clang -fsanitize=fuzzer,address,undefined and run
 # each for SECONDS (default 30) from its seed corpus in
-# tests/fuzz/corpus/<target>.  Fails on any crash, leak, timeout or
+# tests/fuzz/corpus/<target>: logparse (RocksDB db_bench output and LOG),
+# json (the runners' JSON output helpers), fastquery (query language,
+# options, the runner's trial input and "_effective" output), ceph (Ceph's answers, the catalog, the state file).  Fails on any crash, leak, timeout or
 # sanitizer report; prints the executions of each target.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,21 +15,33 @@ SAN='-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-fra
 CFLAGS="-std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter $SAN"
 RDB=src/runners/rocksdb
 COMMON=src/runners/common
+FQ=src/runners/fastquery
+CEPH=src/runners/ceph
+# fq.h includes mpi.h (MPICH's headers only; nothing of MPI is linked)
+MPI_CFLAGS=$(pkg-config --cflags mpich) || exit 1
 
 build() {
 	local name=$1
 	shift
-	if ! clang-14 $CFLAGS -I$RDB -I$COMMON -o "$WORK/$name" "$@" -ljansson -lm; then
+	if ! clang-14 $CFLAGS -I$RDB -I$COMMON -I$FQ -I$CEPH $MPI_CFLAGS -o "$WORK/$name" "$@" -ljansson -lm; then
 		echo "run_libfuzzer: building $name failed" >&2
 		return 1
 	fi
 }
 
 status=0
-build fuzz_logparse tests/fuzz/fuzz_logparse.c $RDB/logparse.c $COMMON/json.c || exit 1
-build fuzz_json tests/fuzz/fuzz_json.c $COMMON/json.c || exit 1
+# the builds side by side (two cores); any failure stops the run
+build fuzz_logparse tests/fuzz/fuzz_logparse.c $RDB/logparse.c $COMMON/json.c &
+build fuzz_json tests/fuzz/fuzz_json.c $COMMON/json.c &
+build fuzz_fastquery tests/fuzz/fuzz_fastquery.c $FQ/query_parse.c $FQ/opts.c $FQ/bins.c \
+	$FQ/trial.c $COMMON/json.c &
+build fuzz_ceph tests/fuzz/fuzz_ceph.c $CEPH/answers.c &
+for job in $(jobs -p); do
+	wait "$job" || status=1
+done
+[ $status -eq 0 ] || exit 1
 
-for t in logparse json; do
+for t in logparse json fastquery ceph; do
 	# a scratch copy: new inputs found in the run do not touch the repository
 	mkdir -p "$WORK/corpus-$t"
 	cp tests/fuzz/corpus/$t/* "$WORK/corpus-$t/"

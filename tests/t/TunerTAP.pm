@@ -17,10 +17,27 @@ sub new_node
 	my ($name, @conf) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	$node->init;
+	# TUNER_DESTDIR (tests/tap.sh): the extension installed with
+	# make install DESTDIR=..., not into the system.
+	if ($ENV{TUNER_DESTDIR})
+	{
+		my $d = $ENV{TUNER_DESTDIR};
+		my $libdir = `pg_config --pkglibdir`;
+		chomp $libdir;
+		unshift @conf, "extension_destdir = '$d'",
+		  "dynamic_library_path = '$d$libdir:$libdir'";
+	}
 	$node->append_conf('postgresql.conf',
 		join("\n", "max_worker_processes = 16", @conf) . "\n");
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION tuner');
+	if ($ENV{TUNER_DESTDIR})
+	{
+		my $maps = $node->safe_psql('postgres',
+			q{LOAD 'tuner'; SELECT pg_read_file('/proc/self/maps')});
+		die "tuner.so of TUNER_DESTDIR=$ENV{TUNER_DESTDIR} is not the one loaded"
+		  unless $maps =~ m{\Q$ENV{TUNER_DESTDIR}\E\S*/tuner\.so};
+	}
 	return $node;
 }
 

@@ -2,6 +2,7 @@
  * apply.c: configuration through the monitor (see apply.h).
  */
 #include "apply.h"
+#include "answers.h"
 #include "cephcmd.h"
 
 #include <errno.h>
@@ -9,19 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/*
- * Ceph 16.2 marks these runtime-updatable, yet the OSD reads them only at
- * start: the messenger's worker threads and BlueStore's cache sizing
- * (without autotuning the cache is sized once at mount).
- */
-static const char *const startup_only[] = {"ms_async_op_threads",
-										   "ms_async_max_op_threads",
-										   "bluestore_cache_size",
-										   "bluestore_cache_size_hdd",
-										   "bluestore_cache_size_ssd",
-										   "bluestore_cache_autotune",
-										   NULL};
 
 const char *
 opt_kind_name(opt_kind k)
@@ -39,27 +27,11 @@ option_who(const char *name)
 	return "osd";
 }
 
-static bool
-has_flag(json_t *help, const char *flag)
-{
-	json_t *flags = json_object_get(help, "flags"), *f;
-	size_t i;
-
-	json_array_foreach(flags, i, f)
-	{
-		if (json_is_string(f) && strcmp(json_string_value(f), flag) == 0)
-			return true;
-	}
-	return false;
-}
-
 int
 option_classify(rados_t c, const char *name, opt_kind *kind, char *err,
 				size_t errlen)
 {
 	ceph_answer a;
-	json_t *help;
-	int i;
 
 	if (ceph_mon(c,
 				 json_pack("{s:s, s:s, s:s}", "prefix", "config help", "key",
@@ -73,25 +45,13 @@ option_classify(rados_t c, const char *name, opt_kind *kind, char *err,
 		ceph_answer_free(&a);
 		return -1;
 	}
-	help = ceph_answer_json(&a);
-	ceph_answer_free(&a);
-	if (!json_is_object(help))
+	if (ceph_parse_option_kind(name, a.out, kind) < 0)
 	{
 		snprintf(err, errlen, "config help %s: not a JSON object", name);
-		json_decref(help);
+		ceph_answer_free(&a);
 		return -1;
 	}
-	if (has_flag(help, "create"))
-		*kind = OPT_CREATE;
-	else if (has_flag(help, "startup") ||
-			 json_is_false(json_object_get(help, "can_update_at_runtime")))
-		*kind = OPT_RESTART;
-	else
-		*kind = OPT_RUNTIME;
-	for (i = 0; startup_only[i]; i++)
-		if (*kind == OPT_RUNTIME && strcmp(name, startup_only[i]) == 0)
-			*kind = OPT_RESTART;
-	json_decref(help);
+	ceph_answer_free(&a);
 	return 0;
 }
 
@@ -134,18 +94,6 @@ option_rm(rados_t c, const char *who, const char *name, char *err,
 	return 0;
 }
 
-/* Copy the answer's text without the trailing newline. */
-static void
-copy_trimmed(char *out, size_t outlen, const char *s)
-{
-	size_t n;
-
-	snprintf(out, outlen, "%s", s);
-	n = strlen(out);
-	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
-		out[--n] = '\0';
-}
-
 int
 option_get_mon(rados_t c, const char *who, const char *name, char *out,
 			   size_t outlen, char *err, size_t errlen)
@@ -161,7 +109,7 @@ option_get_mon(rados_t c, const char *who, const char *name, char *out,
 		ceph_answer_free(&a);
 		return -1;
 	}
-	copy_trimmed(out, outlen, a.out);
+	ceph_copy_trimmed(out, outlen, a.out);
 	ceph_answer_free(&a);
 	return 0;
 }
@@ -171,7 +119,6 @@ option_get_osd(rados_t c, int osd, const char *name, char *out, size_t outlen,
 			   char *err, size_t errlen)
 {
 	ceph_answer a;
-	json_t *j, *v;
 
 	if (ceph_osd(c, osd,
 				 json_pack("{s:s, s:s, s:s}", "prefix", "config get", "var",
@@ -183,19 +130,14 @@ option_get_osd(rados_t c, int osd, const char *name, char *out, size_t outlen,
 		ceph_answer_free(&a);
 		return -1;
 	}
-	j = ceph_answer_json(&a);
-	v = json_object_get(j, name);
-	if (!json_is_string(v))
+	if (ceph_parse_config_value(a.out, name, out, outlen) < 0)
 	{
 		snprintf(err, errlen,
 				 "tell osd.%d config get %s: unexpected answer %s", osd, name,
 				 a.out);
-		json_decref(j);
 		ceph_answer_free(&a);
 		return -1;
 	}
-	copy_trimmed(out, outlen, json_string_value(v));
-	json_decref(j);
 	ceph_answer_free(&a);
 	return 0;
 }
@@ -262,7 +204,7 @@ state_load(const char *path, applied_option **opts, int *n, char *err,
 		int k;
 		bool dup = false;
 
-		if (sscanf(line, "%31s %127s", o.who, o.name) != 2)
+		if (!ceph_parse_state_line(line, &o))
 			continue;
 		for (k = 0; k < *n; k++)
 			if (strcmp((*opts)[k].who, o.who) == 0 &&

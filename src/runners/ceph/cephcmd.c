@@ -2,6 +2,7 @@
  * cephcmd.c: librados handles and monitor/OSD commands (see cephcmd.h).
  */
 #include "cephcmd.h"
+#include "answers.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -134,9 +135,7 @@ int
 ceph_osd_ids(rados_t cluster, int *ids, int max)
 {
 	ceph_answer a;
-	json_t *list, *v;
-	size_t i;
-	int n = 0;
+	int n;
 
 	if (ceph_mon(cluster,
 				 json_pack("{s:s, s:s}", "prefix", "osd ls", "format", "json"),
@@ -147,18 +146,7 @@ ceph_osd_ids(rados_t cluster, int *ids, int max)
 		ceph_answer_free(&a);
 		return r;
 	}
-	list = ceph_answer_json(&a);
+	n = ceph_parse_osd_ids(a.out, ids, max);
 	ceph_answer_free(&a);
-	if (!json_is_array(list))
-	{
-		json_decref(list);
-		return -EPROTO;
-	}
-	json_array_foreach(list, i, v)
-	{
-		if (json_is_integer(v) && n < max)
-			ids[n++] = (int)json_integer_value(v);
-	}
-	json_decref(list);
 	return n;
 }

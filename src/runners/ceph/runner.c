@@ -21,6 +21,7 @@
  *                        "config help"), the input of tuner.import_catalog.
  */
 #define _GNU_SOURCE
+#include "answers.h"
 #include "apply.h"
 #include "cephcmd.h"
 #include "json.h"
@@ -647,9 +648,9 @@ print_catalog(rados_t c)
 {
 	int osds[MAX_OSDS], nosds;
 	ceph_answer a, v;
-	json_t *help, *list, *ver;
-	const char *full, *open_br, *close_br;
-	char number[64] = "";
+	size_t start, len, count;
+	char full[256];
+	char number[64];
 	strbuf sb;
 
 	nosds = ceph_osd_ids(c, osds, MAX_OSDS);
@@ -660,37 +661,27 @@ print_catalog(rados_t c)
 			json_pack("{s:s, s:s}", "prefix", "config help", "format", "json"),
 			&a) < 0)
 		die(EXIT_FAILED, "tell osd.%d config help: %s", osds[0], ceph_why(&a));
-	help = json_loads(a.out, JSON_DECODE_INT_AS_REAL, NULL);
-	list = json_object_get(help, "options");
-	open_br = strchr(a.out, '[');
-	close_br = strrchr(a.out, ']');
-	if (!json_is_array(list) || json_array_size(list) == 0 ||
-		json_object_size(help) != 1 || open_br == NULL || close_br < open_br)
+	if (ceph_parse_catalog(a.out, &start, &len, &count) < 0)
 		die(EXIT_FAILED, "tell osd.%d config help: no \"options\" array",
 			osds[0]);
 	if (ceph_mon(
 			c, json_pack("{s:s, s:s}", "prefix", "version", "format", "json"),
 			&v) < 0)
 		die(EXIT_FAILED, "version: %s", ceph_why(&v));
-	ver = ceph_answer_json(&v);
-	full = json_string_value(json_object_get(ver, "version"));
-	if (full)
-		sscanf(full, "ceph version %63s", number);
+	ceph_parse_version(v.out, full, sizeof(full), number, sizeof(number));
 	sb_init(&sb);
 	sb_append(&sb, "{\"system\": \"ceph\", \"version\": ");
 	sb_json_string(&sb, number);
 	sb_append(&sb, ", \"ceph_version\": ");
-	sb_json_string(&sb, full ? full : "");
+	sb_json_string(&sb, full);
 	sb_printf(&sb,
 			  ", \"source\": \"tell osd.%d config help -f json (tuner_ceph "
 			  "--catalog)\", \"count\": %zu,\n\"options\": ",
-			  osds[0], json_array_size(list));
-	sb_appendn(&sb, open_br, (size_t)(close_br - open_br) + 1);
+			  osds[0], count);
+	sb_appendn(&sb, a.out + start, len);
 	sb_append(&sb, "}\n");
 	fputs(sb.data, stdout);
 	sb_free(&sb);
-	json_decref(ver);
-	json_decref(help);
 	ceph_answer_free(&v);
 	ceph_answer_free(&a);
 }

@@ -72,10 +72,23 @@ typedef struct FqQuery
 /* opts.c: parse "--key value" pairs; exit 2 with a message on bad input. */
 void fq_parse_options(int argc, char **argv, FqOptions *o);
 
+/*
+ * query_parse.c: parse "x<1,y>=2;energy>3" into *out (malloc'ed) and
+ * return the number of queries, or -1 with the reason in err.
+ */
+int fq_parse_queries(const char *text, FqQuery **out, char *err,
+					 size_t errlen);
+
+/* query_parse.c: the canonical text of a query (parses back to it). */
+void fq_query_text(const FqQuery *q, char *buf, size_t len);
+
 /* hints.c */
 MPI_Info fq_hints_info(const FqOptions *o);
 json_t *fq_hints_report(const FqOptions *o, MPI_Info used, const char *path);
 const char *fq_fs_type(const char *path);
+
+/* query_parse.c: index of a variable name, or -1 */
+int fq_var_index(const char *name);
 
 /* util.c */
 double fq_now(void);
@@ -85,7 +98,6 @@ void fq_fail(int code, const char *fmt, ...)
 void fq_print_json(json_t *obj);
 void fq_slab(uint64_t nblocks, int rank, int nranks, uint64_t *b0,
 			 uint64_t *b1);
-int fq_var_index(const char *name);
 void fq_evict(const char *path);
 
 /* subcommands */

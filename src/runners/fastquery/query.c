@@ -176,64 +176,6 @@ cond_scan(Ctx *C, const FqCond *c, uint64_t *res)
 			res[i >> 6] &= ~(1ULL << (i & 63));
 }
 
-/* Parse "x<1,y>=2;energy>3" into queries; exit 2 on bad text. */
-static int
-parse_queries(const char *text, FqQuery **out)
-{
-	char *s = strdup(text), *save = NULL, *q;
-	int nq = 0, cap = 8;
-	FqQuery *qs = malloc(cap * sizeof(FqQuery));
-
-	for (q = strtok_r(s, ";", &save); q; q = strtok_r(NULL, ";", &save))
-	{
-		char *save2 = NULL, *c;
-		FqQuery *Q;
-
-		if (nq == cap)
-			qs = realloc(qs, (cap *= 2) * sizeof(FqQuery));
-		Q = &qs[nq++];
-		Q->ncond = 0;
-		for (c = strtok_r(q, ",", &save2); c; c = strtok_r(NULL, ",", &save2))
-		{
-			char name[32];
-			size_t len = strcspn(c, "<>");
-			FqOp op;
-			int used;
-			char *end;
-			double val;
-
-			if (Q->ncond == FQ_MAX_CONDS)
-				fq_fail(2, "a query has more than %d conditions",
-						FQ_MAX_CONDS);
-			if (len == 0 || len >= sizeof(name) || c[len] == '\0')
-				fq_fail(2, "condition \"%s\" is not VAR OP VALUE", c);
-			memcpy(name, c, len);
-			name[len] = '\0';
-			Q->cond[Q->ncond].var = fq_var_index(name);
-			if (Q->cond[Q->ncond].var < 0)
-				fq_fail(
-					2, "unknown variable \"%s\" (x, y, z, ux, uy, uz, energy)",
-					name);
-			used = fq_op_parse(c + len, &op);
-			errno = 0;
-			val = strtod(c + len + used, &end);
-			if (errno != 0 || end == c + len + used || *end != '\0' ||
-				!isfinite(val) || !isfinite((float)val))
-				fq_fail(2, "condition \"%s\": the value is not a finite float",
-						c);
-			Q->cond[Q->ncond].op = op;
-			/* compared in float32, as the data are */
-			Q->cond[Q->ncond].value = (double)(float)val;
-			Q->ncond++;
-		}
-		if (Q->ncond == 0)
-			fq_fail(2, "empty query in \"%s\"", text);
-	}
-	free(s);
-	*out = qs;
-	return nq;
-}
-
 /* Random queries: 1 to 3 conditions, constants uniform in the range. */
 static void
 random_queries(const FqOptions *o, const double *lo, const double *hi,
@@ -258,20 +200,6 @@ random_queries(const FqOptions *o, const double *lo, const double *hi,
 				(double)(float)(lo[k->var] + (hi[k->var] - lo[k->var]) * u);
 		}
 	}
-}
-
-/* The canonical text of a query. */
-static void
-query_text(const FqQuery *q, char *buf, size_t len)
-{
-	size_t used = 0;
-	int c;
-
-	buf[0] = '\0';
-	for (c = 0; c < q->ncond && used < len; c++)
-		used += snprintf(buf + used, len - used, "%s%s%s%.9g", c ? "," : "",
-						 fq_var_names[q->cond[c].var],
-						 fq_op_name((FqOp)q->cond[c].op), q->cond[c].value);
 }
 
 /* Global min and max of each variable (from the index, or the values). */
@@ -369,7 +297,13 @@ fq_query(const FqOptions *o)
 	if (o->queries == NULL && o->random_queries == 0)
 		fq_fail(2, "query needs --queries TEXT or --random COUNT");
 	if (o->queries)
-		nq = parse_queries(o->queries, &qs);
+	{
+		char err[512];
+
+		nq = fq_parse_queries(o->queries, &qs, err, sizeof(err));
+		if (nq < 0)
+			fq_fail(2, "%s", err);
+	}
 	qs = realloc(qs, (nq + o->random_queries + 1) * sizeof(FqQuery));
 	memset(&C, 0, sizeof(C));
 	C.o = o;
@@ -486,7 +420,7 @@ fq_query(const FqOptions *o)
 			{
 				json_t *e = json_object();
 
-				query_text(&qs[q], text, sizeof(text));
+				fq_query_text(&qs[q], text, sizeof(text));
 				json_object_set_new(e, "query", json_string(text));
 				json_object_set_new(e, "hits",
 									json_integer((json_int_t)hits[q]));

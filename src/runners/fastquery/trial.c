@@ -233,19 +233,14 @@ set_defaults(FqTrial *t)
 	}
 }
 
-bool
-fq_parse_trial(const char *input, FqTrial *t, char *err, size_t errlen)
+/* fq_parse_trial's checks of the parsed input. */
+static bool
+parse_root(json_t *root, FqTrial *t, char *err, size_t errlen)
 {
-	json_error_t jerr;
-	json_t *root = json_loads(input, 0, &jerr);
 	json_t *settings;
 	const char *key;
 	json_t *v;
 
-	set_defaults(t);
-	if (root == NULL)
-		return fail(err, errlen, "input is not JSON: %s (line %d)", jerr.text,
-					jerr.line);
 	if (!json_is_object(root))
 		return fail(err, errlen, "input must be a JSON object, got %s",
 					json_type_name(root));
@@ -267,8 +262,24 @@ fq_parse_trial(const char *input, FqTrial *t, char *err, size_t errlen)
 	if (t->program[0] == '\0')
 		return fail(err, errlen,
 					"cannot locate tuner_fastquery; give setting program");
-	json_decref(root);
 	return true;
+}
+
+bool
+fq_parse_trial(const char *input, FqTrial *t, char *err, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(input, 0, &jerr);
+	bool ok;
+
+	set_defaults(t);
+	if (root == NULL)
+		return fail(err, errlen, "input is not JSON: %s (line %d)", jerr.text,
+					jerr.line);
+	/* the parsed input is freed on every path (the fuzz target checks) */
+	ok = parse_root(root, t, err, errlen);
+	json_decref(root);
+	return ok;
 }
 
 /* Append key: the value of obj[key] as JSON (null when absent). */

@@ -11,9 +11,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-const char *const fq_var_names[FQ_NVARS] = {"x",  "y",  "z",     "ux",
-											"uy", "uz", "energy"};
-
 /* Wall-clock seconds (MPI_Wtime). */
 double
 fq_now(void)
@@ -70,18 +67,6 @@ fq_slab(uint64_t nblocks, int rank, int nranks, uint64_t *b0, uint64_t *b1)
 {
 	*b0 = nblocks * (uint64_t)rank / (uint64_t)nranks;
 	*b1 = nblocks * (uint64_t)(rank + 1) / (uint64_t)nranks;
-}
-
-/* Index of a variable name, or -1. */
-int
-fq_var_index(const char *name)
-{
-	int v;
-
-	for (v = 0; v < FQ_NVARS; v++)
-		if (strcmp(name, fq_var_names[v]) == 0)
-			return v;
-	return -1;
 }
 
 /*

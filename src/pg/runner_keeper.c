@@ -1,0 +1,192 @@
+/*
+ * runner_keeper.c
+ *	  The child side of running a runner: the forked process ("keeper")
+ *	  that leads the runner's process group, execs the runner as its own
+ *	  child and outlives it only to pass on its exit status.
+ *
+ *	  Why a keeper: PR_SET_PDEATHSIG reaches only the process it is set in.
+ *	  When the server process running a trial dies without cleanup
+ *	  (SIGKILL, a crash, an immediate shutdown), a runner that was exec'd
+ *	  directly dies, but whatever it started (a benchmark, MPI ranks, a
+ *	  `sleep` in a script) lives on, orphaned, and keeps loading the system
+ *	  under test.  The keeper gets a signal when its parent dies and then
+ *	  kills the whole group, itself included.
+ *
+ *	  The keeper ignores SIGTERM, so the server's SIGTERM to the group
+ *	  reaches the runner and the grace period before SIGKILL still holds;
+ *	  it exits as the runner did (same exit code, or the same signal), so
+ *	  the server sees the runner's status.  It leaves PostgreSQL's shared
+ *	  memory at once and never returns into PostgreSQL code: only system
+ *	  calls, no allocation, no ereport.
+ */
+#include "postgres.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef HAVE_SYS_PRCTL_H
+#include <sys/prctl.h>
+#endif
+
+#include "storage/pg_shmem.h"
+
+#include "runner_exec.h"
+
+/* The server process that forked the keeper. */
+static volatile pid_t keeper_parent = 0;
+
+static void runner_exec(const char *path, char **argv, pid_t keeper)
+	pg_attribute_noreturn();
+static void exit_like(int status) pg_attribute_noreturn();
+
+/* Write a message to fd 2 (no allocation, no stdio). */
+static void
+child_message(const char *a, const char *b, const char *c)
+{
+	const char *parts[3] = {a, b, c};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (parts[i] != NULL && write(2, parts[i], strlen(parts[i])) < 0)
+			return;
+}
+
+/* Set sig's handler, with every signal blocked while it runs. */
+static void
+set_handler(int sig, void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigfillset(&sa.sa_mask);
+	(void)sigaction(sig, &sa, NULL);
+}
+
+/*
+ * SIGUSR1 in the keeper (its parent-death signal): if the server process
+ * is gone, kill the whole group.  A stray SIGUSR1 while it lives does
+ * nothing.
+ */
+static void
+keeper_parent_died(int sig)
+{
+	if (getppid() != keeper_parent)
+	{
+		(void)kill(0, SIGKILL);
+		_exit(1);
+	}
+}
+
+/* In the runner (the keeper's child): take the keeper's death along, exec. */
+static void
+runner_exec(const char *path, char **argv, pid_t keeper)
+{
+	sigset_t empty;
+
+#if defined(HAVE_SYS_PRCTL_H) && defined(PR_SET_PDEATHSIG)
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != keeper)
+		_exit(127);
+#endif
+	sigemptyset(&empty);
+	(void)sigprocmask(SIG_SETMASK, &empty, NULL);
+	execv(path, argv);
+	child_message("tuner: could not execute \"", path, "\": ");
+	child_message(strerror(errno), "\n", NULL);
+	_exit(127);
+}
+
+/* Exit as the runner did: its exit code, or its signal. */
+static void
+exit_like(int status)
+{
+	struct rlimit no_core = {0, 0};
+	sigset_t only;
+	int sig;
+
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	if (!WIFSIGNALED(status))
+		_exit(127);
+	sig = WTERMSIG(status);
+	/* a copy of a server process must not dump core */
+	(void)setrlimit(RLIMIT_CORE, &no_core);
+	set_handler(sig, SIG_DFL);
+	sigemptyset(&only);
+	sigaddset(&only, sig);
+	(void)sigprocmask(SIG_UNBLOCK, &only, NULL);
+	(void)kill(getpid(), sig);
+	_exit(128 + sig);
+}
+
+/* See runner_exec.h. */
+void
+tuner_runner_child(const char *path, char **argv, int in_fd, int out_fd,
+				   int err_fd, pid_t parent)
+{
+	static const int ignored[] = {SIGTERM, SIGINT,  SIGHUP,
+								  SIGQUIT, SIGUSR2, SIGPIPE};
+	sigset_t empty;
+	pid_t keeper = getpid();
+	pid_t runner;
+	int status;
+	int sig;
+	long maxfd;
+	int fd;
+	int i;
+
+	/* Every signal is blocked (by the parent) until the handlers are ours. */
+	(void)setpgid(0, 0);
+	keeper_parent = parent;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			set_handler(sig, SIG_DFL);
+	PGSharedMemoryDetach();
+
+	if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+		_exit(127);
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
+#endif
+	{
+		maxfd = sysconf(_SC_OPEN_MAX);
+		if (maxfd < 0 || maxfd > 65536)
+			maxfd = 65536;
+		for (fd = 3; fd < maxfd; fd++)
+			(void)close(fd);
+	}
+	if (chdir(P_tmpdir) != 0 && chdir("/") != 0)
+		_exit(127);
+
+	runner = fork();
+	if (runner < 0)
+	{
+		child_message("tuner: could not fork the runner: ", strerror(errno),
+					  "\n");
+		_exit(127);
+	}
+	if (runner == 0)
+		runner_exec(path, argv, keeper);
+
+	for (i = 0; i < (int)lengthof(ignored); i++)
+		set_handler(ignored[i], SIG_IGN);
+	set_handler(SIGUSR1, keeper_parent_died);
+#if defined(HAVE_SYS_PRCTL_H) && defined(PR_SET_PDEATHSIG)
+	(void)prctl(PR_SET_PDEATHSIG, SIGUSR1);
+#endif
+	sigemptyset(&empty);
+	(void)sigprocmask(SIG_SETMASK, &empty, NULL);
+	/* the parent may have died before the parent-death signal was set */
+	if (getppid() != parent)
+		keeper_parent_died(SIGUSR1);
+
+	while (waitpid(runner, &status, 0) < 0)
+	{
+		if (errno != EINTR)
+			_exit(127);
+	}
+	exit_like(status);
+}
