@@ -6,9 +6,10 @@
  *	  The child gets its own process group (setpgid), an empty signal mask
  *	  with default handlers, PR_SET_PDEATHSIG where available, no inherited
  *	  file descriptors besides 0, 1 and 2, and runs in the system's temporary
- *	  directory.  Its stdin is a file holding the configuration; its stdout
- *	  and stderr go to files.  The files live in base/pgsql_tmp and are
- *	  unlinked as soon as they are opened, so nothing is left behind.
+ *	  directory (src/exec/runner_child.c, shared with tuner-agent).  Its
+ *	  stdin is a file holding the configuration; its stdout and stderr go to
+ *	  files.  The files live in base/pgsql_tmp and are unlinked as soon as
+ *	  they are opened, so nothing is left behind.
  *
  *	  The parent polls with waitid(WNOWAIT) between WaitLatch() naps and
  *	  CHECK_FOR_INTERRUPTS().  At the deadline, or when the caller's check
@@ -26,12 +27,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef HAVE_SYS_PRCTL_H
-#include <sys/prctl.h>
-#endif
 
 #include "catalog/pg_authid_d.h"
 #include "fmgr.h"
@@ -45,6 +42,7 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "runner_child.h"
 #include "runner_exec.h"
 
 PG_FUNCTION_INFO_V1(tuner_check_program_privilege);
@@ -319,69 +317,6 @@ read_scratch_file(int fd, size_t max, bool tail, bool *truncated)
 	return clean_text(buf, got, off > 0);
 }
 
-/* Write a message to fd 2 of the child (no allocation, no stdio). */
-static void
-child_message(const char *a, const char *b, const char *c)
-{
-	const char *parts[3] = {a, b, c};
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (parts[i] != NULL && write(2, parts[i], strlen(parts[i])) < 0)
-			return;
-}
-
-/*
- * In the forked child: become a process group of its own, reset every
- * signal, take the scratch files as 0, 1 and 2, close everything else and
- * exec.  Never returns into PostgreSQL code.
- */
-static void
-child_exec(const char *path, char **argv, int in_fd, int out_fd, int err_fd,
-		   pid_t parent)
-{
-	struct sigaction sa;
-	sigset_t empty;
-	int sig;
-	long maxfd;
-	int fd;
-
-	(void)setpgid(0, 0);
-#if defined(HAVE_SYS_PRCTL_H) && defined(PR_SET_PDEATHSIG)
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
-#endif
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			(void)sigaction(sig, &sa, NULL);
-	sigemptyset(&empty);
-	(void)sigprocmask(SIG_SETMASK, &empty, NULL);
-
-	if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-		_exit(127);
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
-#endif
-	{
-		maxfd = sysconf(_SC_OPEN_MAX);
-		if (maxfd < 0 || maxfd > 65536)
-			maxfd = 65536;
-		for (fd = 3; fd < maxfd; fd++)
-			(void)close(fd);
-	}
-	if (chdir(P_tmpdir) != 0 && chdir("/") != 0)
-		_exit(127);
-
-	execv(path, argv);
-	child_message("tuner: could not execute \"", path, "\": ");
-	child_message(strerror(errno), "\n", NULL);
-	_exit(127);
-}
-
 /* Milliseconds from start to now. */
 static long
 ms_since(TimestampTz start)
@@ -579,7 +514,7 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid == 0)
-		child_exec(path, argv, fds[0], fds[1], fds[2], parent);
+		runner_child_exec(path, argv, fds[0], fds[1], fds[2], parent);
 	fork_errno = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)
