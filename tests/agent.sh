@@ -2,15 +2,17 @@
 # agent.sh: tuner-agent (src/agent) against a real server, with real runner
 # programs on this machine.  Needs a server reachable through the PG*
 # environment (pg_virtualenv) with tuner installed, and the agent built
-# (TUNER_AGENT, default src/agent/tuner-agent).
+# (TUNER_AGENT, default src/agent/tuner-agent).  AGENT_COUNT and
+# AGENT_TRIALS (default 3 and 6) size part 1.
 #   1. three agents in parallel on one study (two queued configurations
 #      first): every trial claimed once, numbers 1..N without gaps, no
 #      configuration twice, all reported, trials overlapping in time, and
 #      suggestions that saw the other agents' trials as pending;
 #   2. a runner that ignores SIGTERM and hangs, with a child in its group:
 #      the trial fails on the study's timeout, the whole group is killed;
-#   3. a runner killed by a signal, one exiting 3, one printing garbage:
-#      failed trials with the reason and the stderr tail;
+#   3. a runner killed by a signal, one exiting 3, one writing invalid
+#      UTF-8 and NUL to stderr, one printing garbage: failed trials with the
+#      reason and the stderr tail (bad bytes as '?');
 #   4. pg_terminate_backend of the agent's session while its runner runs:
 #      it reconnects, renews the lease and the trial is reported (once);
 #   5. the same while connections are refused until the lease expired: the
@@ -87,6 +89,15 @@ time.sleep(float(c["_settings"].get("sleep", 0.3)))
 print(json.dumps({"value": (c["x"] - 0.3) ** 2 + (c["y"] - 0.6) ** 2,
                   "trial_number": c["_trial"]["number"]}))
 EOF
+# wait: the sum of the configuration once the file _settings.flag exists.
+cat > "$WORK/wait.py" <<'EOF'
+#!/usr/bin/python3
+import json, os, sys, time
+c = json.load(sys.stdin)
+while not os.path.exists(c["_settings"]["flag"]):
+    time.sleep(0.05)
+print(json.dumps({"value": c["x"] + c["y"]}))
+EOF
 cat > "$WORK/hang.sh" <<EOF
 #!/bin/bash
 trap '' TERM
@@ -104,6 +115,11 @@ cat > "$WORK/exit3.sh" <<'EOF'
 echo "disk full" >&2
 exit 3
 EOF
+cat > "$WORK/badbytes.sh" <<'EOF'
+#!/bin/bash
+printf 'bad \xff\xfe byte\0nul \xc3\xa9\n' >&2
+exit 1
+EOF
 cat > "$WORK/garbage.sh" <<'EOF'
 #!/bin/bash
 cat > /dev/null
@@ -118,8 +134,8 @@ EOF
 chmod 755 "$WORK"/*.py "$WORK"/*.sh
 
 # 1. Three agents, one study.
-AGENTS=3
-PER_AGENT=6
+AGENTS=${AGENT_COUNT:-3}
+PER_AGENT=${AGENT_TRIALS:-6}
 TOTAL=$((AGENTS * PER_AGENT))
 sql "SELECT tuner.create_study('par', 'value', 'minimize',
        '{\"seed\": 21, \"n_initial\": 5, \"lease_s\": 30, \"runner\": {\"sleep\": 0.3}}')" >/dev/null
@@ -193,52 +209,68 @@ check_failed segv segv.sh "failed: runner was terminated by signal 11: Segmentat
 about to crash"
 check_failed exit3 exit3.sh "failed: runner exited with exit code 3
 disk full"
+check_failed badbytes badbytes.sh "failed: runner exited with exit code 1
+bad ?? byte?nul é"
 check_failed garbage garbage.sh "failed: runner output is not valid JSON (invalid input syntax for type json): value: 12 (NaN) (NaN and Infinity are not JSON numbers; print null for a metric without a value)"
 
-# The agent's backend, once its trial runs.
+# The backend of the one agent running now (an earlier agent's backend may
+# still be exiting).
 agent_backend() {
+	wait_for "SELECT count(*) = 1 FROM pg_stat_activity WHERE datname = '$DB'
+	            AND application_name = 'tuner-agent'" 20 ||
+		fail "no single agent session"
 	sql "SELECT pid FROM pg_stat_activity WHERE datname = '$DB'
-	        AND application_name = 'tuner-agent' ORDER BY backend_start LIMIT 1"
+	        AND application_name = 'tuner-agent'"
 }
 
-# 4. The agent's session is terminated while its runner runs.
+# 4. The agent's session is terminated while its runner runs (the runner
+# waits for a file, so the order of events is fixed): the agent reconnects
+# and renews the lease, then the runner ends and its trial is reported.
 sql "SELECT tuner.create_study('conn', 'value', 'minimize',
-       '{\"seed\": 23, \"lease_s\": 5, \"runner\": {\"sleep\": 3}}')" >/dev/null
+       '{\"seed\": 23, \"lease_s\": 5, \"runner\": {\"flag\": \"$WORK/conn.flag\"}}')" >/dev/null
 sql "SELECT tuner.add_parameter('conn', 'x', 'float', 0, 1)" >/dev/null
 sql "SELECT tuner.add_parameter('conn', 'y', 'float', 0, 1)" >/dev/null
-"${RUN_AGENT[@]}" --study conn --runner-path "$WORK/f.py" --worker conn --trials 1 \
+"${RUN_AGENT[@]}" --study conn --runner-path "$WORK/wait.py" --worker conn --trials 1 \
 	--heartbeat-s 0.3 --max-backoff-s 0.5 2> "$WORK/conn.log" &
 agent=$!
 AGENT_PIDS+=($agent)
 wait_for "SELECT count(*) = 1 FROM tuner.trial WHERE worker = 'conn' AND state = 'running'" 20 ||
 	fail "the conn agent never claimed a trial"
 backend=$(agent_backend)
-sql "SELECT pg_terminate_backend($backend)" >/dev/null
+[ "$(sql "SELECT pg_terminate_backend($backend)")" = t ] || fail "could not terminate $backend"
+wait_for "SELECT count(*) = 1 FROM pg_stat_activity WHERE datname = '$DB'
+            AND application_name = 'tuner-agent' AND pid <> $backend" 20 ||
+	fail "the conn agent did not reconnect"
+touch "$WORK/conn.flag"
 wait "$agent" || fail "the conn agent exited with $?"
 got=$(sql "SELECT count(*) || ' ' || string_agg(state, ',') || ' ' || bool_and(value IS NOT NULL)
              FROM tuner.trials WHERE study = 'conn'")
 [ "$got" = "1 complete true" ] || fail "terminated session: trials $got"
 grep -q "lost the connection" "$WORK/conn.log" || fail "the conn agent did not see its connection go"
-grep -q "reconnected" "$WORK/conn.log" || fail "the conn agent did not reconnect"
+grep -q "reconnected; renewing the lease" "$WORK/conn.log" || fail "the conn agent did not renew after reconnecting"
 echo "agent: session $backend terminated mid-trial: reconnected, trial reported ($got)"
 
 # 5. The session is terminated and connections are refused until the lease
-# expired: the runner finishes meanwhile, its late outcome is refused.
+# expired; then the runner ends: the trial was reaped and retried, and the
+# agent's late outcome is refused.
 sql "SELECT tuner.create_study('lost', 'value', 'minimize',
-       '{\"seed\": 24, \"lease_s\": 2, \"runner\": {\"sleep\": 1}}')" >/dev/null
+       '{\"seed\": 24, \"lease_s\": 2, \"runner\": {\"flag\": \"$WORK/lost.flag\"}}')" >/dev/null
 sql "SELECT tuner.add_parameter('lost', 'x', 'float', 0, 1)" >/dev/null
 sql "SELECT tuner.add_parameter('lost', 'y', 'float', 0, 1)" >/dev/null
-"${RUN_AGENT[@]}" --study lost --runner-path "$WORK/f.py" --worker lost --trials 1 \
+"${RUN_AGENT[@]}" --study lost --runner-path "$WORK/wait.py" --worker lost --trials 1 \
 	--heartbeat-s 0.3 --max-backoff-s 0.5 2> "$WORK/lost.log" &
 agent=$!
 AGENT_PIDS+=($agent)
 wait_for "SELECT count(*) = 1 FROM tuner.trial WHERE worker = 'lost' AND state = 'running'" 20 ||
 	fail "the lost agent never claimed a trial"
 backend=$(agent_backend)
-psql -X -q -v ON_ERROR_STOP=1 -d postgres \
+terminated=$(psql -X -q -At -v ON_ERROR_STOP=1 -d postgres \
 	-c "ALTER DATABASE $DB ALLOW_CONNECTIONS false" \
-	-c "SELECT pg_terminate_backend($backend)" >/dev/null
-sleep 3.5
+	-c "SELECT pg_terminate_backend($backend)")
+[ "$terminated" = t ] || fail "could not terminate $backend"
+sleep 3 # past the 2 s lease
+touch "$WORK/lost.flag"
+sleep 1
 psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "ALTER DATABASE $DB ALLOW_CONNECTIONS true"
 wait "$agent" || fail "the lost agent exited with $?"
 got=$(sql "SELECT string_agg(number || ' ' || state || ' ' || coalesce(error, '-') || ' '
