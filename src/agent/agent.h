@@ -39,6 +39,9 @@ extern const char *agent_log_worker;
 /* Set by SIGTERM and SIGINT: finish up and exit. */
 extern volatile sig_atomic_t agent_stop_requested;
 
+/* Seconds on the monotonic clock (run.c). */
+extern double agent_now_s(void);
+
 /* The process group of the runner running now, or 0 (run.c). */
 extern volatile pid_t agent_active_pgid;
 

@@ -19,16 +19,6 @@
 static char last_sqlstate[6] = "";
 static char last_error[1024] = "";
 
-/* Seconds on the monotonic clock. */
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* See conn.h. */
 const char *
 agent_last_sqlstate(void)
@@ -52,7 +42,7 @@ drop_connection(AgentConn *c)
 	c->conn = NULL;
 	if (c->backoff_s <= 0)
 		c->backoff_s = 0.1;
-	c->next_try = now_s();
+	c->next_try = agent_now_s();
 }
 
 /* See conn.h. */
@@ -74,7 +64,7 @@ agent_try_connect(AgentConn *c)
 
 	if (c->conn != NULL)
 		return true;
-	if (now_s() < c->next_try)
+	if (agent_now_s() < c->next_try)
 		return false;
 	conn = PQconnectdbParams(keys, values, 1);
 	if (PQstatus(conn) != CONNECTION_OK)
@@ -89,7 +79,7 @@ agent_try_connect(AgentConn *c)
 		PQfinish(conn);
 		if (c->backoff_s <= 0)
 			c->backoff_s = 0.1;
-		c->next_try = now_s() + c->backoff_s;
+		c->next_try = agent_now_s() + c->backoff_s;
 		c->backoff_s = fmin(c->backoff_s * 2, c->max_backoff_s);
 		return false;
 	}
@@ -109,7 +99,7 @@ agent_connect_wait(AgentConn *c, volatile sig_atomic_t *stop)
 
 		if (agent_try_connect(c))
 			return true;
-		wait = c->next_try - now_s();
+		wait = c->next_try - agent_now_s();
 		if (wait > 0)
 		{
 			ts.tv_sec = (time_t)wait;

@@ -158,6 +158,13 @@ forced_outcome(const AgentTrial *t, const AgentRunResult *r,
 	}
 }
 
+/* Is an SQLSTATE worth trying again (deadlock, serialization)? */
+static bool
+transient(const char *sqlstate)
+{
+	return strcmp(sqlstate, "40P01") == 0 || strcmp(sqlstate, "40001") == 0;
+}
+
 /*
  * Connect to record an outcome: with backoff until connected, but once the
  * agent is asked to stop only a few more tries.
@@ -189,11 +196,13 @@ record(AgentConn *c, const AgentOptions *opts, const AgentTrial *t,
 	const char *state;
 	char reason[512];
 	AgentFinish f;
+	int lost = 0;
 
 	forced_outcome(t, r, &state, reason, sizeof(reason));
 	for (;;)
 	{
-		if (!connect_for_outcome(c))
+		/* Once asked to stop, a few lost calls are enough. */
+		if (!connect_for_outcome(c) || (agent_stop_requested && lost > 3))
 		{
 			agent_log("trial %d (id %lld): could not reach the database; "
 					  "its lease will expire and tuner.reap() interrupts it",
@@ -204,8 +213,16 @@ record(AgentConn *c, const AgentOptions *opts, const AgentTrial *t,
 							 state ? reason : NULL, &f))
 		{
 			case CALL_LOST:
+				lost++;
 				continue; /* agent_finish is safe to repeat */
 			case CALL_ERROR:
+				if (transient(agent_last_sqlstate()) && !agent_stop_requested)
+				{
+					agent_log("recording trial id %lld failed, retrying: %s",
+							  t->id, agent_last_error());
+					sleep(1);
+					continue;
+				}
 				agent_log("trial %d (id %lld): the database refused its "
 						  "outcome: %s",
 						  t->number, t->id, agent_last_error());
@@ -263,13 +280,6 @@ run_trial(AgentConn *c, const AgentOptions *opts, const AgentTrial *t)
 		agent_log("trial %d (id %lld): %s", t->number, t->id, r.exit_text);
 	record(c, opts, t, &r);
 	agent_run_free(&r);
-}
-
-/* Is an SQLSTATE worth claiming again (deadlock, serialization)? */
-static bool
-transient(const char *sqlstate)
-{
-	return strcmp(sqlstate, "40P01") == 0 || strcmp(sqlstate, "40001") == 0;
 }
 
 /* tuner-agent (see the header comment and agent_parse_options). */

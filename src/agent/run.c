@@ -41,9 +41,9 @@ agent_is_executable(const char *path)
 		   access(path, X_OK) == 0;
 }
 
-/* Seconds on the monotonic clock. */
-static double
-now_s(void)
+/* See agent.h. */
+double
+agent_now_s(void)
 {
 	struct timespec ts;
 
@@ -166,7 +166,7 @@ wait_for_runner(const AgentRunSpec *spec, pid_t pid, double start,
 		else if (errno != EINTR)
 			return; /* cannot happen for our own child; waitpid reports */
 
-		elapsed = now_s() - start;
+		elapsed = agent_now_s() - start;
 		if (!term_sent)
 		{
 			const char *reason = NULL;
@@ -181,7 +181,7 @@ wait_for_runner(const AgentRunSpec *spec, pid_t pid, double start,
 			{
 				(void)kill(-pid, SIGTERM);
 				term_sent = true;
-				kill_at = now_s() - start + spec->grace_s;
+				kill_at = agent_now_s() - start + spec->grace_s;
 			}
 		}
 		else if (!kill_sent && elapsed >= kill_at)
@@ -267,7 +267,7 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 	agent_active_pgid = pid;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	result->started = true;
-	start = now_s();
+	start = agent_now_s();
 
 	wait_for_runner(spec, pid, start, result);
 
@@ -276,7 +276,7 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	agent_active_pgid = 0;
-	result->elapsed_s = now_s() - start;
+	result->elapsed_s = agent_now_s() - start;
 	if (WIFEXITED(status))
 		result->exit_code = WEXITSTATUS(status);
 	agent_exit_text(status, result->exit_text, sizeof(result->exit_text));
