@@ -76,8 +76,25 @@ wait_for() {
 }
 
 [ -x "$AGENT" ] || fail "$AGENT is not built (make)"
+
+# Usage errors exit 2 before connecting.
+expect_exit() {
+	local want=$1 rc=0
+	shift
+	"$@" > /dev/null 2> "$WORK/usage.err" || rc=$?
+	[ "$rc" = "$want" ] || fail "$* exited with $rc, want $want: $(cat "$WORK/usage.err")"
+}
+expect_exit 0 "$AGENT" --help
+expect_exit 2 "$AGENT" --study s
+expect_exit 2 "$AGENT" --study s --runner-path "$WORK/missing"
+expect_exit 2 "$AGENT" --study s --runner-path /bin/true --trials -1
+expect_exit 2 "$AGENT" --study s --runner-path /bin/true --worker ""
+expect_exit 2 "$AGENT" --study s --runner-path /bin/true --heartbeat-s nan
 psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 sql "CREATE EXTENSION tuner" >/dev/null
+# A study that does not exist: the database refuses, the agent exits 1.
+expect_exit 1 "${RUN_AGENT[@]}" --study nosuch --runner-path /bin/true
+grep -q 'study "nosuch" does not exist' "$WORK/usage.err" || fail "unknown study: $(cat "$WORK/usage.err")"
 
 # The runners.  f: a function of the configuration after a short sleep (so
 # that the agents' trials overlap).
