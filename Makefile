@@ -55,7 +55,7 @@ PG_OBJS = \
 	src/pg/plot_glue.o
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
-EXEC_OBJS = src/exec/runner_child.o
+EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o
 
 OBJS = $(CORE_OBJS) $(PG_OBJS) $(EXEC_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \

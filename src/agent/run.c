@@ -3,7 +3,8 @@
  *	  Run one runner (see run.h).  The parent polls the child with
  *	  waitid(WNOWAIT) between naps of 5 to 100 ms and calls the tick; at the
  *	  deadline or on a stop from the tick the group gets SIGTERM, and
- *	  SIGKILL after the grace period.  When the runner exits, whatever is
+ *	  SIGKILL after the grace period (src/exec/runner_deadline.c, shared
+ *	  with the server).  When the runner exits, whatever is
  *	  left of its group is killed before the child is reaped (the zombie
  *	  keeps the group id from being reused).
  *
@@ -24,6 +25,7 @@
 #include "agent.h"
 #include "run.h"
 #include "runner_child.h"
+#include "runner_deadline.h"
 #include "text.h"
 
 /* Longest nap between two looks at the child, in milliseconds. */
@@ -147,48 +149,27 @@ static void
 wait_for_runner(const AgentRunSpec *spec, pid_t pid, double start,
 				AgentRunResult *result)
 {
-	double kill_at = 0;
+	RunnerDeadline deadline;
 	long poll_ms = 5;
-	bool term_sent = false;
-	bool kill_sent = false;
 
+	runner_deadline_init(&deadline, spec->timeout_s, spec->grace_s);
 	for (;;)
 	{
-		siginfo_t info;
+		int exited = runner_child_exited(pid);
 		double elapsed;
+		const char *reason = NULL;
 
-		memset(&info, 0, sizeof(info));
-		if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0)
-		{
-			if (info.si_pid == pid)
-				return;
-		}
-		else if (errno != EINTR)
-			return; /* cannot happen for our own child; waitpid reports */
-
+		if (exited != 0 && (exited > 0 || errno != EINTR))
+			return; /* exited, or an error that waitpid reports */
 		elapsed = agent_now_s() - start;
-		if (!term_sent)
+		if (!deadline.term_sent && spec->tick != NULL)
 		{
-			const char *reason = NULL;
-
-			if (spec->tick != NULL)
-				reason = spec->tick(spec->tick_arg, elapsed);
+			reason = spec->tick(spec->tick_arg, elapsed);
 			if (reason != NULL)
 				result->stop_reason = reason;
-			else if (elapsed >= spec->timeout_s)
-				result->timed_out = true;
-			if (reason != NULL || result->timed_out)
-			{
-				(void)kill(-pid, SIGTERM);
-				term_sent = true;
-				kill_at = agent_now_s() - start + spec->grace_s;
-			}
 		}
-		else if (!kill_sent && elapsed >= kill_at)
-		{
-			(void)kill(-pid, SIGKILL);
-			kill_sent = true;
-		}
+		runner_deadline_step(&deadline, pid, elapsed, reason != NULL);
+		result->timed_out = deadline.timed_out;
 		nap_ms(poll_ms);
 		poll_ms = poll_ms * 2 > POLL_MAX_MS ? POLL_MAX_MS : poll_ms * 2;
 	}
