@@ -14,11 +14,11 @@
  *	  The parent polls with waitid(WNOWAIT) between WaitLatch() naps and
  *	  CHECK_FOR_INTERRUPTS().  At the deadline, or when the caller's check
  *	  asks to stop, the whole group gets SIGTERM, then SIGKILL after the
- *	  grace period (src/exec/runner_deadline.c).  When the runner exits, whatever is left of its group is
- *	  killed before the child is reaped (the zombie keeps the group id from
- *	  being reused).  An error or cancel while it runs kills the group before
- *	  the error propagates; a FATAL exit kills it from a before_shmem_exit
- *	  callback.
+ *	  grace period (src/exec/runner_deadline.c).  When the runner exits,
+ *	  whatever is left of its group is killed before the child is reaped
+ *	  (the zombie keeps the group id from being reused).  An error or cancel
+ *	  while it runs kills the group before the error propagates; a FATAL
+ *	  exit kills it from a before_shmem_exit callback.
  *
  *	  State: one runner at a time per process (active_pgid).
  */
