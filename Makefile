@@ -56,21 +56,24 @@ PG_OBJS = \
 	src/pg/clusters_glue.o \
 	src/pg/lasso_glue.o \
 	src/pg/runner_exec.o \
-	src/pg/runner_keeper.o \
 	src/pg/worker.o \
 	src/pg/plot_glue.o \
 	src/pg/pareto_glue.o
 
-OBJS = $(CORE_OBJS) $(PG_OBJS)
-TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
+# PostgreSQL-free code shared with tuner-agent (src/agent).
+EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o
+
+OBJS = $(CORE_OBJS) $(PG_OBJS) $(EXEC_OBJS)
+TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \
+	$(wildcard src/exec/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)
 # must not drop the include paths
-override PG_CPPFLAGS += -Isrc/core -Isrc/pg
+override PG_CPPFLAGS += -Isrc/core -Isrc/pg -Isrc/exec
 PG_CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare
 SHLIB_LINK += -llapacke -lopenblas -lnlopt -lm
 
@@ -95,7 +98,8 @@ tapcheck:
 	bash tests/tap.sh
 
 CLANG_FORMAT ?= clang-format
-FORMAT_FILES = $(wildcard src/core/*.c src/core/*.h src/pg/*.c src/pg/*.h)
+FORMAT_FILES = $(wildcard src/core/*.c src/core/*.h src/pg/*.c src/pg/*.h \
+	src/exec/*.c src/exec/*.h src/agent/*.c src/agent/*.h)
 
 format:
 	$(CLANG_FORMAT) -i $(FORMAT_FILES)
@@ -159,3 +163,22 @@ install-runner-ceph: runner-ceph
 
 clean-runner-ceph:
 	$(MAKE) -C $(RUNNER_CEPH_DIR) clean
+
+# tuner-agent, the remote runner agent (a libpq client program): built
+# with the extension, installed into $(pg_config --bindir).
+AGENT_DIR = src/agent
+
+.PHONY: agent install-agent clean-agent
+
+all: agent
+install: install-agent
+clean: clean-agent
+
+agent:
+	$(MAKE) -C $(AGENT_DIR) PG_CONFIG=$(PG_CONFIG)
+
+install-agent: agent
+	$(MAKE) -C $(AGENT_DIR) install PG_CONFIG=$(PG_CONFIG)
+
+clean-agent:
+	$(MAKE) -C $(AGENT_DIR) clean

@@ -8,6 +8,7 @@ PACKAGES=(
 	postgresql-15
 	postgresql-client-15
 	postgresql-server-dev-15
+	libpq-dev
 	postgresql-common
 	libopenblas-dev
 	liblapacke-dev

@@ -20,7 +20,8 @@
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
 #              crash/restart, pg_cron) in their own clusters, as postgres
 #   regress    pg_regress (make installcheck) in a throwaway cluster
-#   concurrency, dump-restore, fastquery-study, plots (tests/plots/test_render.sh), reference/*.py in the
+#   concurrency, agent (tests/agent.sh: tuner-agent), dump-restore,
+#              fastquery-study, plots (tests/plots/test_render.sh), reference/*.py in the
 #              same throwaway cluster
 # Exits non-zero when any suite fails; the last line is "N passed, N failed".
 set -uo pipefail
@@ -81,6 +82,9 @@ in_cluster() {
 	}
 	suite regress installcheck
 	suite concurrency bash tests/concurrency.sh
+	# tuner-agent: parallel agents, hanging and crashing runners, a
+	# terminated session, a lease lost while disconnected, SIGTERM (~1 min)
+	suite agent bash tests/agent.sh
 	# a study through pg_dump and pg_restore into a fresh database
 	suite dump-restore bash tests/dump_restore.sh
 	# a fastquery study through tuner.run's workers: 4 trials at 2^20

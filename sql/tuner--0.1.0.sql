@@ -2420,8 +2420,11 @@ BEGIN
 	END IF;
 
 	-- Configurations queued with tuner.enqueue() come first, in order.
+	-- SKIP LOCKED: a queued trial that tuner.agent_claim is taking is left
+	-- to it (agents claim queued trials without the study's lock).
 	SELECT * INTO v_queued FROM tuner.trial t
-	 WHERE t.study_id = s.id AND t.state = 'queued' ORDER BY t.number LIMIT 1;
+	 WHERE t.study_id = s.id AND t.state = 'queued' ORDER BY t.number LIMIT 1
+	   FOR NO KEY UPDATE SKIP LOCKED;
 	IF FOUND THEN
 		UPDATE tuner.trial SET state = 'running', started_at = pg_catalog.now()
 		 WHERE id = v_queued.id;
@@ -8073,3 +8076,162 @@ $$;
 
 COMMENT ON FUNCTION tuner.hypervolume(text, float8[]) IS
 	'Volume of objective space the study''s trials dominate up to a reference point (one worst acceptable value per objective)';
+
+-------------------------------------------------------------------------------
+-- Remote runner agents (issue 8): tuner-agent (src/agent/) runs trials of a
+-- study on another host with a runner program it has there.  It claims a
+-- trial with tuner.agent_claim, runs the runner with the protocol of the
+-- background workers (the same JSON on stdin, the same timeout rules),
+-- renews the lease with tuner.heartbeat while it runs, and records what
+-- the runner printed with tuner.agent_finish, which parses it exactly as
+-- the background workers' outcomes are parsed (tuner._finish_trial).
+-- Agent trials carry no worker_pid: a lost connection does not end them;
+-- their lease does (tuner.reap), and then a late outcome is refused.
+-------------------------------------------------------------------------------
+
+-- The worker name rule of suggest_next(study, worker).
+CREATE FUNCTION tuner._check_worker_name(worker text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+	PERFORM tuner._not_null($1, 'worker');
+	IF pg_catalog.btrim($1) = '' OR pg_catalog.length($1) > 200 THEN
+		RAISE EXCEPTION 'worker must be a name of 1 to 200 characters, not blank'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s characters.', pg_catalog.length($1)),
+				  HINT = 'Name the client asking, for example its host and process id.';
+	END IF;
+END;
+$$;
+
+-- Claim a trial of a study for an agent (worker: a name that identifies
+-- one agent process).  Idempotent like suggest_next(study, worker): while
+-- the worker holds a running trial of the study it gets that trial back
+-- (lease renewed).  Otherwise it takes the first queued trial (enqueued
+-- configurations, retries of reaped trials) that no other claim is taking
+-- (FOR NO KEY UPDATE SKIP LOCKED, without the study's lock, so agents do
+-- not wait on each other's suggestions), and only when there is none asks
+-- for a new suggestion (which sees every running and queued trial as
+-- pending).  Returns what running the trial needs: the runner's stdin (the
+-- configuration with "_settings" and "_trial", as background workers
+-- write it; "_settings" are the study's registered runner's settings, if
+-- it has one, overridden by settings->'runner'), the study's
+-- trial_timeout_s and kill_grace_s, and its lease_s.
+CREATE FUNCTION tuner.agent_claim(study text, worker text,
+								  OUT trial bigint, OUT number int,
+								  OUT input text, OUT timeout_s float8,
+								  OUT grace_s float8, OUT lease_s float8)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	t tuner.trial;
+	p_study text := $1;
+	p_worker text := $2;
+BEGIN
+	PERFORM tuner._not_null(p_study, 'study');
+	PERFORM tuner._check_worker_name(p_worker);
+	s := tuner._find_study(p_study);
+	IF NOT EXISTS (SELECT 1 FROM tuner.parameter p WHERE p.study_id = s.id) THEN
+		RAISE EXCEPTION 'study "%" has no parameters', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Add parameters with tuner.add_parameter().';
+	END IF;
+	PERFORM tuner.reap(s.name);
+	SELECT * INTO t FROM tuner.trial x
+	 WHERE x.study_id = s.id AND x.state = 'running' AND x.worker = p_worker
+	 ORDER BY x.number LIMIT 1
+	   FOR NO KEY UPDATE;
+	IF FOUND THEN
+		PERFORM tuner._worker_heartbeat(t.id);
+	ELSE
+		SELECT * INTO t FROM tuner.trial x
+		 WHERE x.study_id = s.id AND x.state = 'queued'
+		 ORDER BY x.number LIMIT 1
+		   FOR NO KEY UPDATE SKIP LOCKED;
+		IF FOUND THEN
+			UPDATE tuner.trial x
+			   SET state = 'running', started_at = pg_catalog.now(), worker = p_worker
+			 WHERE x.id = t.id;
+		ELSE
+			t.id := (tuner.suggest_next(s.name, p_worker) ->> 'trial')::bigint;
+		END IF;
+	END IF;
+	SELECT x.id, x.number,
+		   (x.config || pg_catalog.jsonb_build_object(
+				'_settings', COALESCE(r.settings, '{}') || COALESCE(s.settings -> 'runner', '{}'),
+				'_trial', pg_catalog.jsonb_build_object('study', s.name, 'id', x.id,
+														'number', x.number)))::text,
+		   COALESCE((s.settings ->> 'trial_timeout_s')::float8, 600),
+		   COALESCE((s.settings ->> 'kill_grace_s')::float8, 5),
+		   tuner._lease_s(s.id)
+	  INTO trial, number, input, timeout_s, grace_s, lease_s
+	  FROM tuner.trial x
+	  LEFT JOIN tuner.runner r ON r.name = s.runner
+	 WHERE x.id = t.id;
+END;
+$$;
+
+-- Record what an agent's runner did (arguments as tuner._finish_trial:
+-- the exit code, NULL when a signal ended it or it never started; a text
+-- for the exit; stdout; the tail of stderr; the run time; forced_state
+-- 'failed' or 'interrupted' with forced_reason when the agent stopped the
+-- runner).  Only the worker holding the trial may finish it.  Reaps the
+-- trial's study first: a trial whose lease expired is interrupted (and
+-- retried) and the outcome is not recorded.  Returns _finish_trial's
+-- summary with "recorded": true, or, for a trial no longer running (reaped,
+-- or recorded by an earlier attempt whose answer was lost with the
+-- connection), {"trial", "number", "state", "error", "recorded": false}
+-- and changes nothing.
+CREATE FUNCTION tuner.agent_finish(trial bigint, worker text, exit_code int,
+								   exit_text text, stdout text,
+								   stderr_tail text, elapsed_s float8,
+								   forced_state text DEFAULT NULL,
+								   forced_reason text DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	t tuner.trial;
+	p_trial bigint := $1;
+	p_worker text := $2;
+BEGIN
+	PERFORM tuner._not_null(p_trial, 'trial');
+	PERFORM tuner._check_worker_name(p_worker);
+	IF forced_state IS NOT NULL AND forced_state NOT IN ('failed', 'interrupted') THEN
+		RAISE EXCEPTION 'forced_state must be failed or interrupted'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got "%s".', forced_state),
+				  HINT = 'Pass NULL to record the outcome from the runner''s output.';
+	END IF;
+	IF elapsed_s IS NOT NULL AND (elapsed_s = 'NaN' OR elapsed_s < 0 OR elapsed_s = 'Infinity') THEN
+		RAISE EXCEPTION 'elapsed_s must be a finite number of seconds, at least 0'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', elapsed_s);
+	END IF;
+	PERFORM tuner._reap_of_trial(p_trial);
+	SELECT * INTO t FROM tuner.trial x WHERE x.id = p_trial FOR NO KEY UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'trial % does not exist', p_trial
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Pass the trial id that tuner.agent_claim() returned.';
+	END IF;
+	IF t.worker IS DISTINCT FROM p_worker THEN
+		RAISE EXCEPTION 'trial % is not held by worker "%"', p_trial, p_worker
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = CASE WHEN t.worker IS NULL THEN 'It has no worker.'
+							   ELSE pg_catalog.format('Its worker is "%s".', t.worker) END,
+				  HINT = 'An agent finishes only the trials tuner.agent_claim() gave it.';
+	END IF;
+	IF t.state <> 'running' THEN
+		RETURN pg_catalog.jsonb_build_object('trial', t.id, 'number', t.number,
+											 'state', t.state, 'error', t.error,
+											 'recorded', false);
+	END IF;
+	RETURN tuner._finish_trial(p_trial, exit_code, exit_text, stdout, stderr_tail,
+							   elapsed_s, forced_state, forced_reason)
+		   || '{"recorded": true}';
+END;
+$$;

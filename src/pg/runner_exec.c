@@ -3,12 +3,13 @@
  *	  Run a runner program from a server process (a tuner background worker
  *	  or a session in tuner.step), never through a shell.
  *
- *	  The forked child (runner_keeper.c) leads a process group of its own
- *	  and execs the runner as its child, with an empty signal mask and
- *	  default handlers, PR_SET_PDEATHSIG where available, no inherited
- *	  file descriptors besides 0, 1 and 2, in the system's temporary
- *	  directory; it exits as the runner does, and kills the whole group if
- *	  this process dies without cleanup.  The runner's stdin is a file
+ *	  The forked child, a keeper (src/exec/runner_child.c, shared with
+ *	  tuner-agent), leaves the server's shared memory, leads a process
+ *	  group of its own and execs the runner as its child, with an empty
+ *	  signal mask and default handlers, PR_SET_PDEATHSIG where available,
+ *	  no inherited file descriptors besides 0, 1 and 2, in the system's
+ *	  temporary directory; it exits as the runner does, and kills the
+ *	  whole group if this process dies without cleanup.  The runner's stdin is a file
  *	  holding the configuration; its stdout and stderr go to files.  The
  *	  files live in base/pgsql_tmp and are unlinked as soon as they are
  *	  opened, so nothing is left behind.
@@ -16,11 +17,11 @@
  *	  The parent polls with waitid(WNOWAIT) between WaitLatch() naps and
  *	  CHECK_FOR_INTERRUPTS().  At the deadline, or when the caller's check
  *	  asks to stop, the whole group gets SIGTERM, then SIGKILL after the
- *	  grace period.  When the runner exits, whatever is left of its group is
- *	  killed before the child is reaped (the zombie keeps the group id from
- *	  being reused).  An error or cancel while it runs kills the group before
- *	  the error propagates; a FATAL exit kills it from a before_shmem_exit
- *	  callback.
+ *	  grace period (src/exec/runner_deadline.c).  When the runner exits,
+ *	  whatever is left of its group is killed before the child is reaped
+ *	  (the zombie keeps the group id from being reused).  An error or cancel
+ *	  while it runs kills the group before the error propagates; a FATAL
+ *	  exit kills it from a before_shmem_exit callback.
  *
  *	  State: one runner at a time per process (active_pgid).
  */
@@ -39,11 +40,14 @@
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/pg_shmem.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "runner_child.h"
+#include "runner_deadline.h"
 #include "runner_exec.h"
 
 PG_FUNCTION_INFO_V1(tuner_check_program_privilege);
@@ -333,58 +337,36 @@ static void
 wait_for_runner(const TunerRunSpec *spec, pid_t pid, TimestampTz start,
 				TunerRunResult *result)
 {
-	long timeout_ms = (long)Min(spec->timeout_s * 1000.0, 1e12);
-	long grace_ms = (long)Min(spec->grace_s * 1000.0, 1e12);
+	RunnerDeadline deadline;
 	long last_slow_ms = 0;
-	long kill_at_ms = 0;
 	long poll_ms = 5;
-	bool term_sent = false;
-	bool kill_sent = false;
 
+	runner_deadline_init(&deadline, spec->timeout_s, spec->grace_s);
 	for (;;)
 	{
-		siginfo_t info;
+		int exited = runner_child_exited(pid);
 		long elapsed_ms;
+		const char *reason = NULL;
 
-		memset(&info, 0, sizeof(info));
-		if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0)
-		{
-			if (info.si_pid == pid)
-				return;
-		}
-		else if (errno != EINTR)
+		if (exited > 0)
+			return;
+		if (exited < 0 && errno != EINTR)
 			elog(ERROR, "waitid failed for runner process %d: %m", (int)pid);
 
 		elapsed_ms = ms_since(start);
-		if (!term_sent)
+		if (!deadline.term_sent && spec->check != NULL)
 		{
-			const char *reason = NULL;
+			bool slow = elapsed_ms - last_slow_ms >= 1000;
 
-			if (spec->check != NULL)
-			{
-				bool slow = elapsed_ms - last_slow_ms >= 1000;
-
-				if (slow)
-					last_slow_ms = elapsed_ms;
-				reason =
-					spec->check(spec->check_arg, slow, elapsed_ms / 1000.0);
-			}
+			if (slow)
+				last_slow_ms = elapsed_ms;
+			reason = spec->check(spec->check_arg, slow, elapsed_ms / 1000.0);
 			if (reason != NULL)
 				result->stop_reason = reason;
-			else if (elapsed_ms >= timeout_ms)
-				result->timed_out = true;
-			if (reason != NULL || result->timed_out)
-			{
-				(void)kill(-pid, SIGTERM);
-				term_sent = true;
-				kill_at_ms = elapsed_ms + grace_ms;
-			}
 		}
-		else if (!kill_sent && elapsed_ms >= kill_at_ms)
-		{
-			(void)kill(-pid, SIGKILL);
-			kill_sent = true;
-		}
+		runner_deadline_step(&deadline, pid, elapsed_ms / 1000.0,
+							 reason != NULL);
+		result->timed_out = deadline.timed_out;
 
 		(void)WaitLatch(MyLatch,
 						WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
@@ -515,7 +497,8 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid == 0)
-		tuner_runner_child(path, argv, fds[0], fds[1], fds[2], parent);
+		runner_child_exec(path, argv, fds[0], fds[1], fds[2], parent,
+						  PGSharedMemoryDetach);
 	fork_errno = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)

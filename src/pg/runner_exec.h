@@ -64,14 +64,4 @@ extern void tuner_check_program_privilege_for(const char *action);
 extern void tuner_run_program(const TunerRunSpec *spec,
 							  TunerRunResult *result);
 
-/*
- * In the forked child (runner_keeper.c): lead the runner's process group,
- * exec path as its own child with the three files as stdin, stdout and
- * stderr, and exit as it does; kill the group if parent dies first.
- * Never returns.
- */
-extern void tuner_runner_child(const char *path, char **argv, int in_fd,
-							   int out_fd, int err_fd, pid_t parent)
-	pg_attribute_noreturn();
-
 #endif /* RUNNER_EXEC_H */

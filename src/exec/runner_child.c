@@ -1,47 +1,46 @@
 /*
- * runner_keeper.c
- *	  The child side of running a runner: the forked process ("keeper")
- *	  that leads the runner's process group, execs the runner as its own
- *	  child and outlives it only to pass on its exit status.
+ * runner_child.c
+ *	  The child side of starting a runner (see runner_child.h): the forked
+ *	  process ("keeper") leads the runner's process group, runs the runner
+ *	  as its own child and outlives it only to pass on its exit status.
  *
- *	  Why a keeper: PR_SET_PDEATHSIG reaches only the process it is set in.
- *	  When the server process running a trial dies without cleanup
- *	  (SIGKILL, a crash, an immediate shutdown), a runner that was exec'd
- *	  directly dies, but whatever it started (a benchmark, MPI ranks, a
- *	  `sleep` in a script) lives on, orphaned, and keeps loading the system
- *	  under test.  The keeper gets a signal when its parent dies and then
- *	  kills the whole group, itself included.
+ *	  Why a keeper: PR_SET_PDEATHSIG reaches only the process it is set
+ *	  in.  When the process running a trial dies without cleanup (a
+ *	  SIGKILL, a crash, an immediate shutdown of the server, a killed
+ *	  agent), a runner exec'd directly dies, but whatever it started (a
+ *	  benchmark, MPI ranks, a `sleep` in a script) lives on, orphaned, and
+ *	  keeps loading the system under test.  The keeper gets a signal when
+ *	  its parent dies and then kills the whole group, itself included.
  *
- *	  The keeper ignores SIGTERM, so the server's SIGTERM to the group
- *	  reaches the runner and the grace period before SIGKILL still holds;
- *	  it exits as the runner did (same exit code, or the same signal), so
- *	  the server sees the runner's status.  It leaves PostgreSQL's shared
- *	  memory at once and never returns into PostgreSQL code: only system
- *	  calls, no allocation, no ereport.
+ *	  The keeper ignores SIGTERM and the other termination signals, so the
+ *	  parent's SIGTERM to the group reaches the runner and the grace period
+ *	  before SIGKILL still holds; it exits as the runner did (same exit
+ *	  code, or the same signal), so the parent sees the runner's status.
+ *	  Only async-signal-safe calls: the parent may be a multi-threaded
+ *	  process or a PostgreSQL backend with its signal handlers installed.
  */
-#include "postgres.h"
-
+#include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef HAVE_SYS_PRCTL_H
+#ifdef __linux__
 #include <sys/prctl.h>
 #endif
 
-#include "storage/pg_shmem.h"
+#include "runner_child.h"
 
-#include "runner_exec.h"
-
-/* The server process that forked the keeper. */
+/* The process that forked the keeper. */
 static volatile pid_t keeper_parent = 0;
 
-static void runner_exec(const char *path, char **argv, pid_t keeper)
-	pg_attribute_noreturn();
-static void exit_like(int status) pg_attribute_noreturn();
+static void runner_exec(const char *path, char *const *argv, pid_t keeper)
+	__attribute__((noreturn));
+static void exit_like(int status) __attribute__((noreturn));
 
-/* Write a message to fd 2 (no allocation, no stdio). */
+/* Write up to three strings to fd 2 (no allocation, no stdio). */
 static void
 child_message(const char *a, const char *b, const char *c)
 {
@@ -51,6 +50,24 @@ child_message(const char *a, const char *b, const char *c)
 	for (i = 0; i < 3; i++)
 		if (parts[i] != NULL && write(2, parts[i], strlen(parts[i])) < 0)
 			return;
+}
+
+/* Close every descriptor from 3 up. */
+static void
+close_other_fds(void)
+{
+	long maxfd;
+	int fd;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+		return;
+#endif
+	maxfd = sysconf(_SC_OPEN_MAX);
+	if (maxfd < 0 || maxfd > 65536)
+		maxfd = 65536;
+	for (fd = 3; fd < maxfd; fd++)
+		(void)close(fd);
 }
 
 /* Set sig's handler, with every signal blocked while it runs. */
@@ -66,13 +83,13 @@ set_handler(int sig, void (*handler)(int))
 }
 
 /*
- * SIGUSR1 in the keeper (its parent-death signal): if the server process
- * is gone, kill the whole group.  A stray SIGUSR1 while it lives does
- * nothing.
+ * SIGUSR1 in the keeper (its parent-death signal): if the parent is gone,
+ * kill the whole group.  A stray SIGUSR1 while it lives does nothing.
  */
 static void
 keeper_parent_died(int sig)
 {
+	(void)sig;
 	if (getppid() != keeper_parent)
 	{
 		(void)kill(0, SIGKILL);
@@ -82,11 +99,11 @@ keeper_parent_died(int sig)
 
 /* In the runner (the keeper's child): take the keeper's death along, exec. */
 static void
-runner_exec(const char *path, char **argv, pid_t keeper)
+runner_exec(const char *path, char *const *argv, pid_t keeper)
 {
 	sigset_t empty;
 
-#if defined(HAVE_SYS_PRCTL_H) && defined(PR_SET_PDEATHSIG)
+#if defined(__linux__) && defined(PR_SET_PDEATHSIG)
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != keeper)
 		_exit(127);
@@ -122,10 +139,10 @@ exit_like(int status)
 	_exit(128 + sig);
 }
 
-/* See runner_exec.h. */
+/* See runner_child.h. */
 void
-tuner_runner_child(const char *path, char **argv, int in_fd, int out_fd,
-				   int err_fd, pid_t parent)
+runner_child_exec(const char *path, char *const *argv, int in_fd, int out_fd,
+				  int err_fd, pid_t parent, void (*detach)(void))
 {
 	static const int ignored[] = {SIGTERM, SIGINT,  SIGHUP,
 								  SIGQUIT, SIGUSR2, SIGPIPE};
@@ -134,9 +151,7 @@ tuner_runner_child(const char *path, char **argv, int in_fd, int out_fd,
 	pid_t runner;
 	int status;
 	int sig;
-	long maxfd;
-	int fd;
-	int i;
+	size_t i;
 
 	/* Every signal is blocked (by the parent) until the handlers are ours. */
 	(void)setpgid(0, 0);
@@ -144,20 +159,12 @@ tuner_runner_child(const char *path, char **argv, int in_fd, int out_fd,
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			set_handler(sig, SIG_DFL);
-	PGSharedMemoryDetach();
+	if (detach != NULL)
+		detach();
 
 	if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
 		_exit(127);
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
-#endif
-	{
-		maxfd = sysconf(_SC_OPEN_MAX);
-		if (maxfd < 0 || maxfd > 65536)
-			maxfd = 65536;
-		for (fd = 3; fd < maxfd; fd++)
-			(void)close(fd);
-	}
+	close_other_fds();
 	if (chdir(P_tmpdir) != 0 && chdir("/") != 0)
 		_exit(127);
 
@@ -171,10 +178,10 @@ tuner_runner_child(const char *path, char **argv, int in_fd, int out_fd,
 	if (runner == 0)
 		runner_exec(path, argv, keeper);
 
-	for (i = 0; i < (int)lengthof(ignored); i++)
+	for (i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
 		set_handler(ignored[i], SIG_IGN);
 	set_handler(SIGUSR1, keeper_parent_died);
-#if defined(HAVE_SYS_PRCTL_H) && defined(PR_SET_PDEATHSIG)
+#if defined(__linux__) && defined(PR_SET_PDEATHSIG)
 	(void)prctl(PR_SET_PDEATHSIG, SIGUSR1);
 #endif
 	sigemptyset(&empty);

@@ -1,0 +1,242 @@
+/*
+ * conn.c
+ *	  tuner-agent's database connection (see conn.h).  Connections use
+ *	  connect_timeout, tcp_user_timeout and TCP keepalives (before the
+ *	  user's connection string, which may override them), so that a dead
+ *	  network ends a call within seconds instead of the kernel's
+ *	  retransmission timeout, and the runner's deadline still holds.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "conn.h"
+
+static char last_sqlstate[6] = "";
+static char last_error[1024] = "";
+
+/* See conn.h. */
+const char *
+agent_last_sqlstate(void)
+{
+	return last_sqlstate;
+}
+
+/* See conn.h. */
+const char *
+agent_last_error(void)
+{
+	return last_error;
+}
+
+/* Forget a broken connection and schedule the next attempt. */
+static void
+drop_connection(AgentConn *c)
+{
+	if (c->conn != NULL)
+		PQfinish(c->conn);
+	c->conn = NULL;
+	if (c->backoff_s <= 0)
+		c->backoff_s = 0.1;
+	c->next_try = agent_now_s();
+}
+
+/* See conn.h. */
+bool
+agent_try_connect(AgentConn *c)
+{
+	static const char *const keys[] = {"connect_timeout",
+									   "tcp_user_timeout",
+									   "keepalives_idle",
+									   "keepalives_interval",
+									   "keepalives_count",
+									   "application_name",
+									   "dbname",
+									   "client_encoding",
+									   NULL};
+	const char *values[] = {"10",          "10000", "5",    "2", "3",
+							"tuner-agent", c->dsn,  "UTF8", NULL};
+	PGconn *conn;
+
+	if (c->conn != NULL)
+		return true;
+	if (agent_now_s() < c->next_try)
+		return false;
+	conn = PQconnectdbParams(keys, values, 1);
+	if (PQstatus(conn) != CONNECTION_OK)
+	{
+		char *msg = PQerrorMessage(conn);
+		size_t len = strlen(msg);
+
+		while (len > 0 && msg[len - 1] == '\n')
+			msg[--len] = '\0';
+		agent_log("could not connect (next try in %.1f s): %s",
+				  c->backoff_s > 0 ? c->backoff_s : 0.1, msg);
+		PQfinish(conn);
+		if (c->backoff_s <= 0)
+			c->backoff_s = 0.1;
+		c->next_try = agent_now_s() + c->backoff_s;
+		c->backoff_s = fmin(c->backoff_s * 2, c->max_backoff_s);
+		return false;
+	}
+	c->conn = conn;
+	c->backoff_s = 0.1;
+	return true;
+}
+
+/* See conn.h. */
+bool
+agent_connect_wait(AgentConn *c, volatile sig_atomic_t *stop)
+{
+	while (!*stop)
+	{
+		double wait;
+		struct timespec ts;
+
+		if (agent_try_connect(c))
+			return true;
+		wait = c->next_try - agent_now_s();
+		if (wait > 0)
+		{
+			ts.tv_sec = (time_t)wait;
+			ts.tv_nsec = (long)((wait - ts.tv_sec) * 1e9);
+			(void)nanosleep(&ts, NULL);
+		}
+	}
+	return false;
+}
+
+/*
+ * Run one statement with text parameters.  CALL_OK with *res set (the
+ * caller clears it), CALL_ERROR with the error kept, or CALL_LOST (the
+ * connection is dropped).
+ */
+static AgentCall
+call(AgentConn *c, const char *sql, int n, const char *const *values,
+	 PGresult **res)
+{
+	PGresult *r;
+	const char *state;
+
+	*res = NULL;
+	if (c->conn == NULL)
+		return CALL_LOST;
+	r = PQexecParams(c->conn, sql, n, NULL, values, NULL, NULL, 0);
+	if (r != NULL && PQresultStatus(r) == PGRES_TUPLES_OK)
+	{
+		*res = r;
+		return CALL_OK;
+	}
+	state = r != NULL ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	if (PQstatus(c->conn) == CONNECTION_BAD || state == NULL ||
+		strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0)
+	{
+		/*
+		 * No SQLSTATE (libpq's own error), a connection exception, or the
+		 * server ending the session (pg_terminate_backend, shutdown).
+		 */
+		snprintf(last_error, sizeof(last_error), "%s",
+				 PQerrorMessage(c->conn));
+		PQclear(r);
+		agent_log("lost the connection: %s", last_error);
+		drop_connection(c);
+		return CALL_LOST;
+	}
+	snprintf(last_sqlstate, sizeof(last_sqlstate), "%s", state);
+	snprintf(last_error, sizeof(last_error), "%s",
+			 PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
+	PQclear(r);
+	return CALL_ERROR;
+}
+
+/* See conn.h. */
+AgentCall
+agent_claim(AgentConn *c, const char *study, const char *worker,
+			AgentTrial *trial)
+{
+	const char *values[2] = {study, worker};
+	PGresult *r;
+	AgentCall rc;
+
+	rc = call(c,
+			  "SELECT trial, number, input, timeout_s, grace_s, lease_s "
+			  "FROM tuner.agent_claim($1, $2)",
+			  2, values, &r);
+	if (rc != CALL_OK)
+		return rc;
+	trial->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	trial->number = atoi(PQgetvalue(r, 0, 1));
+	trial->input = strdup(PQgetvalue(r, 0, 2));
+	trial->timeout_s = strtod(PQgetvalue(r, 0, 3), NULL);
+	trial->grace_s = strtod(PQgetvalue(r, 0, 4), NULL);
+	trial->lease_s = strtod(PQgetvalue(r, 0, 5), NULL);
+	PQclear(r);
+	return CALL_OK;
+}
+
+/* See conn.h. */
+AgentCall
+agent_heartbeat(AgentConn *c, long long trial)
+{
+	char id[32];
+	const char *values[1] = {id};
+	PGresult *r;
+	AgentCall rc;
+
+	snprintf(id, sizeof(id), "%lld", trial);
+	rc = call(c, "SELECT tuner.heartbeat($1)", 1, values, &r);
+	PQclear(r);
+	return rc;
+}
+
+/* Copy a column of the first row into buf ("" when NULL). */
+static void
+copy_value(PGresult *r, int col, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s",
+			 PQgetisnull(r, 0, col) ? "" : PQgetvalue(r, 0, col));
+}
+
+/* See conn.h. */
+AgentCall
+agent_finish(AgentConn *c, long long trial, const char *worker,
+			 const AgentRunResult *res, const char *forced_state,
+			 const char *forced_reason, AgentFinish *out)
+{
+	char id[32];
+	char code[16];
+	char elapsed[32];
+	const char *values[9];
+	PGresult *r;
+	AgentCall rc;
+
+	snprintf(id, sizeof(id), "%lld", trial);
+	snprintf(code, sizeof(code), "%d", res->exit_code);
+	snprintf(elapsed, sizeof(elapsed), "%.3f", res->elapsed_s);
+	values[0] = id;
+	values[1] = worker;
+	values[2] = res->started && res->exit_code >= 0 ? code : NULL;
+	values[3] = res->exit_text;
+	values[4] = res->out != NULL ? res->out : "";
+	values[5] = res->err_tail != NULL ? res->err_tail : "";
+	values[6] = elapsed;
+	values[7] = forced_state;
+	values[8] = forced_reason;
+	rc = call(c,
+			  "SELECT f ->> 'recorded', f ->> 'state', f ->> 'value', "
+			  "f ->> 'error' FROM tuner.agent_finish($1, $2, $3, $4, $5, "
+			  "$6, $7, $8, $9) f",
+			  9, values, &r);
+	if (rc != CALL_OK)
+		return rc;
+	out->recorded = strcmp(PQgetvalue(r, 0, 0), "true") == 0;
+	copy_value(r, 1, out->state, sizeof(out->state));
+	copy_value(r, 2, out->value, sizeof(out->value));
+	copy_value(r, 3, out->error, sizeof(out->error));
+	PQclear(r);
+	return CALL_OK;
+}

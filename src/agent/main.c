@@ -1,0 +1,346 @@
+/*
+ * main.c
+ *	  tuner-agent: claims trials of one study (tuner.agent_claim), runs the
+ *	  local runner for each with the background workers' protocol and
+ *	  timeout rules (run.c), renews the trial's lease while it runs
+ *	  (tuner.heartbeat) and records the outcome (tuner.agent_finish).
+ *
+ *	  A lost connection is retried with backoff; the runner keeps running
+ *	  meanwhile.  If the lease expired before the agent is back, the trial
+ *	  was reaped (interrupted, its retry queued): a heartbeat that finds it
+ *	  so stops the runner, and a late outcome is refused by the database
+ *	  (logged, not recorded), so a trial is reported or reaped, never both.
+ *
+ *	  SIGTERM or SIGINT: the runner's group gets SIGTERM, SIGKILL after the
+ *	  study's kill_grace_s, the trial is recorded as interrupted ("agent
+ *	  terminated", like a background worker that is terminated), and the
+ *	  agent exits 0.  If the database cannot be reached then, the trial is
+ *	  left to be reaped when its lease expires.  A second signal kills the
+ *	  runner's group and exits at once.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "conn.h"
+#include "run.h"
+
+volatile sig_atomic_t agent_stop_requested = 0;
+const char *agent_log_worker = "";
+
+/* What the tick needs while a runner runs. */
+typedef struct TickState
+{
+	AgentConn *conn;
+	long long trial;
+	double every_s;  /* heartbeat interval */
+	double last_s;   /* elapsed time of the last heartbeat */
+	bool lease_lost; /* a heartbeat found the trial no longer running */
+} TickState;
+
+/* See agent.h. */
+void
+agent_log(const char *fmt, ...)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	fprintf(stderr, "%s tuner-agent[%s]: ", stamp, agent_log_worker);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/*
+ * SIGTERM, SIGINT: ask the loop to stop; a second one kills the runner's
+ * group and exits at once.
+ */
+static void
+on_stop_signal(int sig)
+{
+	if (agent_stop_requested)
+	{
+		if (agent_active_pgid > 0)
+			(void)kill(-agent_active_pgid, SIGKILL);
+		_exit(1);
+	}
+	agent_stop_requested = 1;
+}
+
+/*
+ * The tick while a runner runs: stop on a signal; renew the lease every
+ * every_s seconds, reconnecting (with backoff) when the connection is
+ * gone; stop when the trial is no longer running in the database.
+ */
+static const char *
+tick(void *arg, double elapsed_s)
+{
+	TickState *st = (TickState *)arg;
+	bool was_connected = st->conn->conn != NULL;
+
+	if (agent_stop_requested)
+		return "agent terminated";
+	if (!was_connected)
+	{
+		if (!agent_try_connect(st->conn))
+			return NULL;
+		agent_log("reconnected; renewing the lease of trial id %lld",
+				  st->trial);
+	}
+	else if (elapsed_s - st->last_s < st->every_s)
+		return NULL;
+	st->last_s = elapsed_s;
+	switch (agent_heartbeat(st->conn, st->trial))
+	{
+		case CALL_OK:
+		case CALL_LOST:
+			return NULL;
+		case CALL_ERROR:
+			if (strcmp(agent_last_sqlstate(), "55000") == 0)
+			{
+				agent_log("trial id %lld is no longer running (%s); "
+						  "stopping its runner",
+						  st->trial, agent_last_error());
+				st->lease_lost = true;
+				return "lease lost before the agent could renew it";
+			}
+			agent_log("heartbeat of trial id %lld failed: %s", st->trial,
+					  agent_last_error());
+			return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The state and reason that override the protocol, as the background
+ * workers decide them (forced_outcome in src/pg/worker.c).
+ */
+static void
+forced_outcome(const AgentTrial *t, const AgentRunResult *r,
+			   const char **state, char *reason, size_t size)
+{
+	*state = NULL;
+	reason[0] = '\0';
+	if (!r->started)
+	{
+		*state = "failed";
+		snprintf(reason, size, "%s", r->exit_text);
+	}
+	else if (r->stop_reason != NULL)
+	{
+		*state = "interrupted";
+		snprintf(reason, size, "%s", r->stop_reason);
+	}
+	else if (r->timed_out)
+	{
+		*state = "failed";
+		snprintf(reason, size,
+				 "runner timed out after %g s (trial_timeout_s); its "
+				 "process group was killed",
+				 t->timeout_s);
+	}
+	else if (r->out_truncated)
+	{
+		*state = "failed";
+		snprintf(reason, size, "runner printed more than %d bytes on stdout",
+				 AGENT_STDOUT_MAX);
+	}
+}
+
+/* Is an SQLSTATE worth trying again (deadlock, serialization)? */
+static bool
+transient(const char *sqlstate)
+{
+	return strcmp(sqlstate, "40P01") == 0 || strcmp(sqlstate, "40001") == 0;
+}
+
+/*
+ * Connect to record an outcome: with backoff until connected, but once the
+ * agent is asked to stop only a few more tries.
+ */
+static bool
+connect_for_outcome(AgentConn *c)
+{
+	int i;
+
+	if (c->conn != NULL)
+		return true;
+	if (!agent_stop_requested && agent_connect_wait(c, &agent_stop_requested))
+		return true;
+	for (i = 0; i < 3; i++)
+	{
+		sleep(1);
+		c->next_try = 0;
+		if (agent_try_connect(c))
+			return true;
+	}
+	return false;
+}
+
+/* Record a run's outcome, retrying over lost connections; logs it. */
+static void
+record(AgentConn *c, const AgentOptions *opts, const AgentTrial *t,
+	   const AgentRunResult *r)
+{
+	const char *state;
+	char reason[512];
+	AgentFinish f;
+	int lost = 0;
+
+	forced_outcome(t, r, &state, reason, sizeof(reason));
+	for (;;)
+	{
+		/* Once asked to stop, a few lost calls are enough. */
+		if (!connect_for_outcome(c) || (agent_stop_requested && lost > 3))
+		{
+			agent_log("trial %d (id %lld): could not reach the database; "
+					  "its lease will expire and tuner.reap() interrupts it",
+					  t->number, t->id);
+			return;
+		}
+		switch (agent_finish(c, t->id, opts->worker, r, state,
+							 state ? reason : NULL, &f))
+		{
+			case CALL_LOST:
+				lost++;
+				continue; /* agent_finish is safe to repeat */
+			case CALL_ERROR:
+				if (transient(agent_last_sqlstate()) && !agent_stop_requested)
+				{
+					agent_log("recording trial id %lld failed, retrying: %s",
+							  t->id, agent_last_error());
+					sleep(1);
+					continue;
+				}
+				agent_log("trial %d (id %lld): the database refused its "
+						  "outcome: %s",
+						  t->number, t->id, agent_last_error());
+				return;
+			case CALL_OK:
+				break;
+		}
+		if (!f.recorded)
+			agent_log("trial %d (id %lld): not recorded, the trial is "
+					  "already %s%s%s",
+					  t->number, t->id, f.state, f.error[0] ? ": " : "",
+					  f.error);
+		else if (strcmp(f.state, "complete") == 0)
+			agent_log("trial %d (id %lld): complete, value %s (%.1f s)",
+					  t->number, t->id, f.value, r->elapsed_s);
+		else
+			agent_log("trial %d (id %lld): %s: %s", t->number, t->id, f.state,
+					  f.error);
+		return;
+	}
+}
+
+/* Run one claimed trial and record its outcome. */
+static void
+run_trial(AgentConn *c, const AgentOptions *opts, const AgentTrial *t)
+{
+	TickState st;
+	AgentRunSpec spec;
+	AgentRunResult r;
+
+	memset(&st, 0, sizeof(st));
+	st.conn = c;
+	st.trial = t->id;
+	st.every_s = opts->heartbeat_s;
+	if (st.every_s <= 0)
+	{
+		st.every_s = t->lease_s / 3;
+		if (st.every_s > 10)
+			st.every_s = 10;
+		if (st.every_s < 0.05)
+			st.every_s = 0.05;
+	}
+	memset(&spec, 0, sizeof(spec));
+	spec.path = opts->runner_path;
+	spec.argv = opts->runner_argv;
+	spec.input = t->input;
+	spec.timeout_s = t->timeout_s;
+	spec.grace_s = t->grace_s;
+	spec.tick = tick;
+	spec.tick_arg = &st;
+
+	agent_log("trial %d (id %lld): running %s (timeout %g s, lease %g s)",
+			  t->number, t->id, opts->runner_path, t->timeout_s, t->lease_s);
+	if (agent_run(&spec, &r) != 0)
+		agent_log("trial %d (id %lld): %s", t->number, t->id, r.exit_text);
+	record(c, opts, t, &r);
+	agent_run_free(&r);
+}
+
+/* tuner-agent (see the header comment and agent_parse_options). */
+int
+main(int argc, char **argv)
+{
+	AgentOptions opts;
+	AgentConn conn;
+	struct sigaction sa;
+	long done = 0;
+	int status = 0;
+
+	agent_parse_options(argc, argv, &opts);
+	agent_log_worker = opts.worker;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	memset(&conn, 0, sizeof(conn));
+	conn.dsn = opts.dsn;
+	conn.max_backoff_s = opts.max_backoff_s;
+	agent_log("study \"%s\", runner %s", opts.study, opts.runner_path);
+
+	while (!agent_stop_requested && (opts.trials == 0 || done < opts.trials))
+	{
+		AgentTrial t;
+
+		if (!agent_connect_wait(&conn, &agent_stop_requested))
+			break;
+		memset(&t, 0, sizeof(t));
+		switch (agent_claim(&conn, opts.study, opts.worker, &t))
+		{
+			case CALL_LOST:
+				continue; /* agent_claim is idempotent per worker */
+			case CALL_ERROR:
+				if (transient(agent_last_sqlstate()))
+				{
+					agent_log("claim failed, retrying: %s",
+							  agent_last_error());
+					sleep(1);
+					continue;
+				}
+				agent_log("the database refused to give a trial: %s",
+						  agent_last_error());
+				status = 1;
+				break;
+			case CALL_OK:
+				run_trial(&conn, &opts, &t);
+				free(t.input);
+				done++;
+				continue;
+		}
+		break;
+	}
+	if (conn.conn != NULL)
+		PQfinish(conn.conn);
+	agent_log("%s after %ld trials", agent_stop_requested ? "stopped" : "done",
+			  done);
+	return status;
+}
