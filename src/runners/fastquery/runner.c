@@ -8,8 +8,10 @@
  * exit 0 success, 1 failed run, 2 invalid input, 128+N when terminated by
  * signal N.  The last stderr line says why a trial failed.
  *
- * One trial = gen (cached per size, layout and alignment), build, then the
+ * One run = gen (cached per size, layout and alignment), build, then the
  * fixed query set, each as "mpiexec.mpich -n RANKS tuner_fastquery ...".
+ * A trial is one run, or "repeats" runs, and with "paired" each repeat
+ * also runs the default configuration, the order alternating per repeat.
  * This is a separate serial program, not a subcommand of tuner_fastquery:
  * it supervises mpiexec (timeouts, signals) and must never be an MPI
  * process itself.  Hydra puts every proxy and rank in a session of its
