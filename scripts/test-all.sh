@@ -11,7 +11,9 @@
 #              FastQuery queries and options, Ceph answers (~5 min)
 #   runner-rocksdb  tests/runners/test_rocksdb.sh (tuner_rocksdb, real db_bench)
 #   runner-fastquery  tests/runners/test_fastquery.sh (tuner_fastquery, real
-#              MPICH ranks and parallel HDF5 files)
+#              MPICH ranks and parallel HDF5 files; the paired runner)
+#   bench-tuning  tests/bench/test_tuning.py (the benchmarks' sampling,
+#              intervals and verdicts, bench/tuning.py)
 #   ceph-cluster    tests/ceph/test_cluster.sh (a real throwaway Ceph cluster)
 #   runner-ceph     tests/runners/test_ceph.sh (tuner_ceph on such a cluster)
 #   install    make install
@@ -121,8 +123,11 @@ fuzz() {
 suite fuzz fuzz
 # RocksDB runner: real db_bench + librocksdb, short trials (~1-2 min).
 suite runner-rocksdb bash tests/runners/test_rocksdb.sh
-# FastQuery workload program: MPICH + parallel HDF5, 2^20 particles (~1 min).
+# FastQuery workload program and its paired runner: MPICH + parallel HDF5,
+# 2^20 particles (~2-3 min).
 suite runner-fastquery bash tests/runners/test_fastquery.sh
+# The tuning benchmarks' server-free helpers against scipy (~1 s).
+suite bench-tuning "$PYTHON" tests/bench/test_tuning.py
 # Ceph test cluster script: start/stop/purge/restart, cephx (~1 min).
 suite ceph-cluster bash tests/ceph/test_cluster.sh
 # Ceph runner: config set/readback, OSD restarts, refusals, workload (~2 min).

@@ -45,3 +45,34 @@ SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"runner": 
 SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"n_initial": 0}');
 SELECT tuner.create_study('fq3', preset => 'fastquery', settings => '{"trial_timout_s": 5}');
 SELECT count(*) AS studies_named_fq3 FROM tuner.study WHERE name = 'fq3';
+
+-- Paired runs (bench/fastquery): objective speedup_vs_default is maximized
+-- whatever direction the caller passes, turns the runner's paired on and
+-- is a ratio; repeats and paired are checked.
+SELECT tuner.create_study('fq_paired', 'speedup_vs_default', 'minimize', preset => 'fastquery',
+						  settings => '{"runner": {"particles": 1048576, "repeats": 3}}') > 0 AS created;
+SELECT objective, direction, settings -> 'runner' AS runner FROM tuner.study WHERE name = 'fq_paired';
+SELECT m.name, m.role, m.direction, m.unit FROM tuner.metric m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'fq_paired' AND m.role = 'objective';
+SELECT tuner.create_study('fq_paired2', 'speedup_vs_default', preset => 'fastquery',
+						  settings => '{"runner": {"paired": true, "repeats": 16}}') > 0 AS created;
+SELECT objective, direction, settings -> 'runner' AS runner FROM tuner.study WHERE name = 'fq_paired2';
+-- total_s with paired runs: the mean of the trial's runs, still minimized
+SELECT tuner.create_study('fq_paired3', preset => 'fastquery',
+						  settings => '{"runner": {"paired": true, "repeats": 1}}') > 0 AS created;
+SELECT objective, direction, settings -> 'runner' AS runner FROM tuner.study WHERE name = 'fq_paired3';
+SELECT tuner.create_study('fq4', preset => 'fastquery', settings => '{"runner": {"paired": "yes"}}');
+SELECT tuner.create_study('fq4', preset => 'fastquery', settings => '{"runner": {"paired": 1}}');
+SELECT tuner.create_study('fq4', preset => 'fastquery', settings => '{"runner": {"paired": null}}');
+SELECT tuner.create_study('fq4', preset => 'fastquery', settings => '{"runner": {"repeats": 0}}');
+SELECT tuner.create_study('fq4', preset => 'fastquery', settings => '{"runner": {"repeats": 17}}');
+SELECT tuner.create_study('fq4', preset => 'fastquery', settings => '{"runner": {"repeats": 2.5}}');
+SELECT tuner.create_study('fq4', preset => 'fastquery', settings => '{"runner": {"repeats": "two"}}');
+SELECT tuner.create_study('fq4', preset => 'fastquery', settings => '{"runner": {"repeats": null}}');
+SELECT tuner.create_study('fq4', 'speedup_vs_default', preset => 'fastquery',
+						  settings => '{"runner": {"paired": false}}');
+SELECT tuner.create_study('fq4', 'total_s_default', preset => 'fastquery',
+						  settings => '{"runner": {"paired": false, "repeats": 2}}');
+SELECT tuner.create_study('fq4', 'speedup_vs_default', preset => 'fastquery',
+						  settings => '{"runner": {"paired": true, "repeats": 0}}');
+SELECT count(*) AS studies_named_fq4 FROM tuner.study WHERE name = 'fq4';

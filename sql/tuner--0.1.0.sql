@@ -1135,10 +1135,12 @@ BEGIN
 	ELSIF p_preset = 'fastquery' THEN
 		-- the preset's own section at the end of this file
 		p_objective := COALESCE(p_objective, 'total_s');
-		p_direction := CASE WHEN p_objective IN ('total_s', 'build_s', 'query_s', 'read_s', 'index_s', 'write_s', 'cpu_s')
-							THEN 'minimize' ELSE p_direction END;
+		p_direction := CASE WHEN p_objective IN ('total_s', 'build_s', 'query_s', 'read_s', 'index_s', 'write_s', 'cpu_s', 'total_s_default')
+							THEN 'minimize'
+							WHEN p_objective = 'speedup_vs_default' THEN 'maximize'
+							ELSE p_direction END;
 		p_runner := COALESCE(p_runner, 'fastquery');
-		p_settings := tuner._fastquery_preset_settings(p_settings);
+		p_settings := tuner._fastquery_preset_settings(p_settings, p_objective);
 		IF p_runner = 'fastquery' AND NOT EXISTS (
 			SELECT 1 FROM tuner.runner r WHERE r.name = 'fastquery') THEN
 			PERFORM tuner.register_runner('fastquery', 'tuner_fastquery_runner');
@@ -7383,12 +7385,14 @@ BEGIN
 						USING ERRCODE = 'invalid_parameter_value',
 							  DETAIL = pg_catalog.format('Got %s.', v);
 				END IF;
-			WHEN 'cold' THEN
+			WHEN 'cold', 'paired' THEN
 				IF pg_catalog.jsonb_typeof(v) <> 'boolean' THEN
-					RAISE EXCEPTION 'runner setting cold must be true or false'
+					RAISE EXCEPTION 'runner setting % must be true or false', k
 						USING ERRCODE = 'invalid_parameter_value',
 							  DETAIL = pg_catalog.format('Got %s.', v);
 				END IF;
+			WHEN 'repeats' THEN
+				PERFORM tuner._json_int(v, 'runner setting repeats', 1, 16);
 			WHEN 'data_dir', 'program' THEN
 				IF pg_catalog.jsonb_typeof(v) <> 'string' OR left(v #>> '{}', 1) <> '/' THEN
 					RAISE EXCEPTION 'runner setting % must be an absolute path', k
@@ -7404,7 +7408,7 @@ BEGIN
 			ELSE
 				RAISE EXCEPTION 'unknown runner setting "%" for the fastquery preset', k
 					USING ERRCODE = 'invalid_parameter_value',
-						  HINT = 'Known: particles, data_dir, timeout_s, queries, random_queries, query_seed, cold, program, mpiexec.';
+						  HINT = 'Known: particles, data_dir, timeout_s, queries, random_queries, query_seed, cold, paired, repeats, program, mpiexec.';
 		END CASE;
 	END LOOP;
 END;
@@ -7415,8 +7419,14 @@ $$;
 -- pass 2^20.  The runner's own timeout is below the worker's, so that the
 -- runner kills mpiexec's tree itself and says which step ran too long;
 -- the worker's timeout stays as the backstop.  Five initial trials: the
--- default and four space-filling points, then the model.
-CREATE FUNCTION tuner._fastquery_preset_settings(p_settings jsonb)
+-- default and four space-filling points, then the model.  The objectives
+-- speedup_vs_default and total_s_default exist only in paired runs: they
+-- turn paired on, and paired off with them is an error rather than trials
+-- that all fail.  Pairing doubles a trial's runs and repeats multiplies
+-- them; the timeouts stay the caller's to raise (they depend on the size
+-- and the machine).
+CREATE FUNCTION tuner._fastquery_preset_settings(p_settings jsonb,
+												 p_objective text DEFAULT 'total_s')
 RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE
 AS $$
@@ -7426,6 +7436,15 @@ DECLARE
 BEGIN
 	IF p_settings ? 'runner' THEN
 		PERFORM tuner._check_fastquery_runner_settings(p_settings -> 'runner');
+	END IF;
+	IF p_objective IN ('speedup_vs_default', 'total_s_default') THEN
+		IF p_settings -> 'runner' -> 'paired' = 'false' THEN
+			RAISE EXCEPTION 'objective % needs runner setting paired', p_objective
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'The runner reports it only when it runs the default configuration beside each trial.',
+					  HINT = 'Leave paired out (the objective turns it on) or set it to true.';
+		END IF;
+		base := pg_catalog.jsonb_set(base, '{runner,paired}', 'true');
 	END IF;
 	RETURN base || p_settings ||
 		pg_catalog.jsonb_build_object('runner',
@@ -7492,8 +7511,8 @@ BEGIN
 	-- one of them may be the study's objective: keep its role
 	ON CONFLICT (study_id, name) DO UPDATE
 		SET unit = EXCLUDED.unit, cluster = EXCLUDED.cluster;
-	UPDATE tuner.metric m SET unit = 's'
-	 WHERE m.study_id = $1 AND m.role = 'objective' AND m.name = 'total_s';
+	UPDATE tuner.metric m SET unit = CASE m.name WHEN 'speedup_vs_default' THEN 'ratio' ELSE 's' END
+	 WHERE m.study_id = $1 AND m.role = 'objective' AND m.name IN ('total_s', 'total_s_default', 'speedup_vs_default');
 	UPDATE tuner.metric m SET cluster_source = 'preset'
 	 WHERE m.study_id = $1 AND m.cluster IS NOT NULL;
 END;

@@ -2,7 +2,8 @@
 # test_fastquery.sh: tests of tuner_fastquery (src/runners/fastquery) with
 # real MPICH ranks, real parallel HDF5 files and real indexes, 2^20
 # particles.  Independent checks use h5py + NumPy (fastquery_check.py).
-# Prints "N passed, N failed"; exit 1 when any check fails.
+# Also tuner_fastquery_runner's paired runs.  Prints "N passed, N
+# failed"; exit 1 when any check fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -160,6 +161,53 @@ run 1 query --file "$T/g1.h5" --index "$T/ref.h5" --queries "x<nan" >/dev/null 2
 check "NaN constant exits 2" [ $? -eq 2 ]
 run 1 build --file "$T/missing.h5" --index "$T/ix.h5" >/dev/null 2>&1
 check "missing data file exits 1" [ $? -eq 1 ]
+
+# the runner, paired: the default configuration (an empty one) against
+# itself, repeats 2 = 4 runs in the order default, trial, trial, default
+RUNNER=$DIR/tuner_fastquery_runner
+S="\"particles\": $N, \"random_queries\": 4, \"data_dir\": \"$T/fqdata\""
+mkdir -p "$T/fqdata"
+echo "{\"_settings\": {$S, \"paired\": true, \"repeats\": 2}}" |
+	nice -n 10 "$RUNNER" > "$T/paired.json"
+check "paired runner run exits 0" [ $? -eq 0 ]
+check "paired output: metrics, total_s_default, speedup_vs_default, 4 runs" \
+	/usr/bin/python3 - "$T/paired.json" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+keys = ["total_s", "build_s", "query_s", "read_s", "range_s", "index_s",
+        "write_s", "index_bytes", "cpu_s", "gen_s"]
+runs = d["_diagnostics"]["runs"]
+assert [(r["role"], r["repeat"]) for r in runs] == \
+    [("default", 1), ("trial", 1), ("trial", 2), ("default", 2)], runs
+assert d["_diagnostics"]["paired"] is True and d["_diagnostics"]["repeats"] == 2
+for k in keys:
+    mean = sum(r[k] for r in runs if r["role"] == "trial") / 2
+    assert math.isclose(d[k], mean, rel_tol=1e-12, abs_tol=1e-12), (k, d[k], mean)
+    assert all(isinstance(r[k], (int, float)) for r in runs), k
+dflt = sum(r["total_s"] for r in runs if r["role"] == "default") / 2
+assert math.isclose(d["total_s_default"], dflt, rel_tol=1e-12), d
+# geometric mean of default/trial per repeat, computed here independently
+by = {(r["role"], r["repeat"]): r["total_s"] for r in runs}
+ref = math.exp(sum(math.log(by["default", k] / by["trial", k]) for k in (1, 2)) / 2)
+s = d["speedup_vs_default"]
+assert math.isfinite(s) and s > 0 and math.isclose(s, ref, rel_tol=1e-9), (s, ref)
+for r in runs:
+    assert math.isclose(r["total_s"], r["build_s"] + r["query_s"], rel_tol=1e-12)
+# the same index for the same configuration
+assert len({r["index_bytes"] for r in runs}) == 1
+assert "hints_data" in d["_effective"]
+PY
+echo "{\"bins\": 16, \"_settings\": {$S}}" | nice -n 10 "$RUNNER" > "$T/unpaired.json"
+check "unpaired runner output has no paired keys and no _diagnostics" \
+	/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert list(d) == ["total_s", "build_s", "query_s", "read_s", "range_s", "index_s",
+                   "write_s", "index_bytes", "cpu_s", "gen_s", "_effective"], list(d)' "$T/unpaired.json"
+for bad in '"repeats": 0' '"repeats": 17' '"repeats": 1.5' '"paired": "yes"'; do
+	echo "{\"_settings\": {$S, $bad}}" | "$RUNNER" >/dev/null 2>"$T/bad.err"
+	check "runner setting $bad exits 2 with a reason" \
+		bash -c "[ $? -eq 2 ] && tail -1 '$T/bad.err' | grep -q 'setting'"
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Upper bound of the "repeats" setting (the preset checks the same). */
+#define FQ_MAX_REPEATS 16
+
 typedef struct
 {
 	/* tuned parameters */
@@ -35,6 +38,8 @@ typedef struct
 	int random_queries;
 	long query_seed;
 	bool cold;
+	bool paired; /* also run the default configuration, interleaved */
+	int repeats; /* runs of the trial (and of the default when paired) */
 	char program[PATH_MAX];
 	char mpiexec[PATH_MAX];
 } FqTrial;
@@ -42,6 +47,10 @@ typedef struct
 /* Parse and check the input; false with a message in err on bad input. */
 extern bool fq_parse_trial(const char *input, FqTrial *t, char *err,
 						   size_t errlen);
+
+/* Reset the tuned parameters of t to what an empty configuration gives
+ * (the default configuration a paired trial is compared with). */
+extern void fq_default_params(FqTrial *t);
 
 /*
  * Append ", \"_effective\": {...}": the hints ROMIO kept on the data and

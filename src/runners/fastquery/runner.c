@@ -8,8 +8,10 @@
  * exit 0 success, 1 failed run, 2 invalid input, 128+N when terminated by
  * signal N.  The last stderr line says why a trial failed.
  *
- * One trial = gen (cached per size, layout and alignment), build, then the
+ * One run = gen (cached per size, layout and alignment), build, then the
  * fixed query set, each as "mpiexec.mpich -n RANKS tuner_fastquery ...".
+ * A trial is one run, or "repeats" runs, and with "paired" each repeat
+ * also runs the default configuration, the order alternating per repeat.
  * This is a separate serial program, not a subcommand of tuner_fastquery:
  * it supervises mpiexec (timeouts, signals) and must never be an MPI
  * process itself.  Hydra puts every proxy and rank in a session of its
@@ -364,22 +366,212 @@ add_hints(char **argv, int *argc, const FqTrial *t)
 	}
 }
 
+/* The numbers one run of a configuration reports (the output's keys). */
+#define N_METRICS 10
+static const char *const metric_names[N_METRICS] = {
+	"total_s", "build_s", "query_s",     "read_s", "range_s",
+	"index_s", "write_s", "index_bytes", "cpu_s",  "gen_s"};
+
+/* One run (gen, build, query) of one configuration. */
+typedef struct
+{
+	const char *role; /* "trial" or "default" */
+	int repeat;       /* 1..repeats */
+	double m[N_METRICS];
+	json_t *build, *query; /* their metrics, for "_effective" */
+} FqRun;
+
+/*
+ * Run configuration t once: gen (cached), build into a private directory
+ * (removed afterwards), then the fixed query set with the same ranks and
+ * hints.  Exits on a failed step, a timeout or a signal.
+ */
+static void
+run_once(const FqTrial *t, double deadline, FqRun *r)
+{
+	char *argv[MAX_ARGS];
+	int argc;
+	char num[64];
+	json_t *gen, *v;
+	const char *data_path;
+	const char *build_parts[] = {"read_s", "range_s", "index_s", "write_s"};
+
+	/* gen: the data set, cached by gen itself (written, then renamed) */
+	argc = start_argv(argv, t, "gen");
+	snprintf(num, sizeof num, "%ld", t->particles);
+	add_arg(argv, &argc, "--n", num);
+	add_arg(argv, &argc, "--layout", t->layout);
+	snprintf(num, sizeof num, "%ld", t->align);
+	add_arg(argv, &argc, "--align", num);
+	if (t->data_dir[0])
+		add_arg(argv, &argc, "--cache-dir", t->data_dir);
+	gen = run_step(argv, deadline);
+	v = json_object_get(gen, "path");
+	if (!json_is_string(v))
+		die(EXIT_FAILED, "tuner_fastquery gen reported no path");
+	data_path = json_string_value(v);
+
+	/* build: the index goes to a private directory, removed at the end */
+	snprintf(index_dir, sizeof index_dir, "%s/fqrun-XXXXXX",
+			 t->data_dir[0] ? t->data_dir
+							: (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp"));
+	if (mkdtemp(index_dir) == NULL)
+		die(EXIT_FAILED, "could not create %s: %s", index_dir,
+			strerror(errno));
+	snprintf(index_path, sizeof index_path, "%s/index.h5", index_dir);
+	argc = start_argv(argv, t, "build");
+	add_arg(argv, &argc, "--file", data_path);
+	add_arg(argv, &argc, "--index", index_path);
+	snprintf(num, sizeof num, "%d", t->bins);
+	add_arg(argv, &argc, "--bins", num);
+	snprintf(num, sizeof num, "%d", t->threads);
+	add_arg(argv, &argc, "--threads", num);
+	add_arg(argv, &argc, "--overlap", t->overlap ? "1" : "0");
+	add_arg(argv, &argc, "--io", t->io);
+	add_arg(argv, &argc, "--cold", t->cold ? "1" : "0");
+	snprintf(num, sizeof num, "%ld", t->align);
+	add_arg(argv, &argc, "--align", num);
+	add_hints(argv, &argc, t);
+	r->build = run_step(argv, deadline);
+
+	/* query: the fixed query set, same ranks and hints */
+	argc = start_argv(argv, t, "query");
+	add_arg(argv, &argc, "--file", data_path);
+	add_arg(argv, &argc, "--index", index_path);
+	add_arg(argv, &argc, "--queries", t->queries);
+	snprintf(num, sizeof num, "%d", t->random_queries);
+	add_arg(argv, &argc, "--random", num);
+	snprintf(num, sizeof num, "%ld", t->query_seed);
+	add_arg(argv, &argc, "--query-seed", num);
+	add_hints(argv, &argc, t);
+	r->query = run_step(argv, deadline);
+	remove_index();
+	index_path[0] = index_dir[0] = '\0';
+
+	/* in the order of metric_names */
+	r->m[1] = metric(r->build, "build_s", "build");
+	r->m[2] = metric(r->query, "query_s", "query");
+	r->m[0] = r->m[1] + r->m[2];
+	for (int i = 0; i < 4; i++)
+		r->m[3 + i] = metric(r->build, build_parts[i], "build");
+	r->m[7] = metric(r->build, "index_bytes", "build");
+	r->m[8] = metric(r->build, "cpu_s", "build") +
+			  metric(r->query, "cpu_s", "query");
+	r->m[9] = metric(gen, "gen_s", "gen");
+	json_decref(gen);
+}
+
+/* Mean of metric i over the runs of one role. */
+static double
+mean_of(const FqRun *runs, int n, const char *role, int i)
+{
+	double sum = 0;
+	int k = 0;
+
+	for (int j = 0; j < n; j++)
+		if (strcmp(runs[j].role, role) == 0)
+		{
+			sum += runs[j].m[i];
+			k++;
+		}
+	return k ? sum / k : NAN;
+}
+
+/*
+ * Geometric mean over the repeats of default total_s / trial total_s:
+ * each pair ran back to back, so a slow period of the machine cancels.
+ */
+static double
+speedup(const FqRun *runs, int n, int repeats)
+{
+	double logsum = 0;
+	int pairs = 0;
+
+	for (int k = 1; k <= repeats; k++)
+	{
+		const FqRun *d = NULL, *t = NULL;
+
+		for (int j = 0; j < n; j++)
+			if (runs[j].repeat == k)
+			{
+				if (strcmp(runs[j].role, "default") == 0)
+					d = &runs[j];
+				else
+					t = &runs[j];
+			}
+		if (d == NULL || t == NULL || !(d->m[0] > 0) || !(t->m[0] > 0))
+			continue;
+		logsum += log(d->m[0] / t->m[0]);
+		pairs++;
+	}
+	return pairs ? exp(logsum / pairs) : NAN;
+}
+
+/*
+ * The output: every metric as the mean over the trial's runs; when paired
+ * total_s_default and speedup_vs_default; "_effective" of the first trial
+ * run; with more than one run, each run's numbers in "_diagnostics".  One
+ * unpaired run prints exactly what the runner printed before pairing.
+ */
+static void
+emit(const FqTrial *t, const FqRun *runs, int n)
+{
+	const FqRun *first = NULL;
+	strbuf out;
+
+	for (int j = 0; j < n && first == NULL; j++)
+		if (strcmp(runs[j].role, "trial") == 0)
+			first = &runs[j];
+	sb_init(&out);
+	sb_append(&out, "{");
+	for (int i = 0; i < N_METRICS; i++)
+	{
+		sb_printf(&out, "%s\"%s\": ", i ? ", " : "", metric_names[i]);
+		sb_json_number(&out, mean_of(runs, n, "trial", i));
+	}
+	if (t->paired)
+	{
+		sb_append(&out, ", \"total_s_default\": ");
+		sb_json_number(&out, mean_of(runs, n, "default", 0));
+		sb_append(&out, ", \"speedup_vs_default\": ");
+		sb_json_number(&out, speedup(runs, n, t->repeats));
+	}
+	fq_append_effective(&out, first->build, first->query);
+	if (n > 1)
+	{
+		sb_printf(&out,
+				  ", \"_diagnostics\": {\"paired\": %s, \"repeats\": %d, "
+				  "\"runs\": [",
+				  t->paired ? "true" : "false", t->repeats);
+		for (int j = 0; j < n; j++)
+		{
+			sb_printf(&out, "%s{\"role\": \"%s\", \"repeat\": %d",
+					  j ? ", " : "", runs[j].role, runs[j].repeat);
+			for (int i = 0; i < N_METRICS; i++)
+			{
+				sb_printf(&out, ", \"%s\": ", metric_names[i]);
+				sb_json_number(&out, runs[j].m[i]);
+			}
+			sb_append(&out, "}");
+		}
+		sb_append(&out, "]}");
+	}
+	sb_append(&out, "}");
+	puts(out.data);
+	sb_free(&out);
+}
+
 int
 main(void)
 {
 	static char input[MAX_STDIN + 1];
+	static FqRun runs[2 * FQ_MAX_REPEATS];
 	size_t len = 0, k;
-	FqTrial t;
+	FqTrial t, dflt;
 	char err[512];
-	char *argv[MAX_ARGS];
-	int argc;
-	char num[64];
-	json_t *gen, *build, *query, *v;
-	const char *data_path;
-	double deadline, build_s, query_s;
+	double deadline;
 	struct sigaction sa;
-	strbuf out;
-	const char *reported[] = {"read_s", "range_s", "index_s", "write_s"};
+	int n = 0;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -394,82 +586,28 @@ main(void)
 	input[len] = '\0';
 	if (!fq_parse_trial(input, &t, err, sizeof err))
 		die(EXIT_BADINPUT, "%s", err);
+	/* the same settings, the parameters of an empty configuration */
+	dflt = t;
+	fq_default_params(&dflt);
 	deadline = now_s() + t.timeout_s;
 
-	/* gen: the data set, cached by gen itself (written, then renamed) */
-	argc = start_argv(argv, &t, "gen");
-	snprintf(num, sizeof num, "%ld", t.particles);
-	add_arg(argv, &argc, "--n", num);
-	add_arg(argv, &argc, "--layout", t.layout);
-	snprintf(num, sizeof num, "%ld", t.align);
-	add_arg(argv, &argc, "--align", num);
-	if (t.data_dir[0])
-		add_arg(argv, &argc, "--cache-dir", t.data_dir);
-	gen = run_step(argv, deadline);
-	v = json_object_get(gen, "path");
-	if (!json_is_string(v))
-		die(EXIT_FAILED, "tuner_fastquery gen reported no path");
-	data_path = json_string_value(v);
-
-	/* build: the index goes to a private directory, removed at the end */
-	snprintf(index_dir, sizeof index_dir, "%s/fqrun-XXXXXX",
-			 t.data_dir[0] ? t.data_dir
-						   : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp"));
-	if (mkdtemp(index_dir) == NULL)
-		die(EXIT_FAILED, "could not create %s: %s", index_dir,
-			strerror(errno));
-	snprintf(index_path, sizeof index_path, "%s/index.h5", index_dir);
-	argc = start_argv(argv, &t, "build");
-	add_arg(argv, &argc, "--file", data_path);
-	add_arg(argv, &argc, "--index", index_path);
-	snprintf(num, sizeof num, "%d", t.bins);
-	add_arg(argv, &argc, "--bins", num);
-	snprintf(num, sizeof num, "%d", t.threads);
-	add_arg(argv, &argc, "--threads", num);
-	add_arg(argv, &argc, "--overlap", t.overlap ? "1" : "0");
-	add_arg(argv, &argc, "--io", t.io);
-	add_arg(argv, &argc, "--cold", t.cold ? "1" : "0");
-	snprintf(num, sizeof num, "%ld", t.align);
-	add_arg(argv, &argc, "--align", num);
-	add_hints(argv, &argc, &t);
-	build = run_step(argv, deadline);
-
-	/* query: the fixed query set, same ranks and hints */
-	argc = start_argv(argv, &t, "query");
-	add_arg(argv, &argc, "--file", data_path);
-	add_arg(argv, &argc, "--index", index_path);
-	add_arg(argv, &argc, "--queries", t.queries);
-	snprintf(num, sizeof num, "%d", t.random_queries);
-	add_arg(argv, &argc, "--random", num);
-	snprintf(num, sizeof num, "%ld", t.query_seed);
-	add_arg(argv, &argc, "--query-seed", num);
-	add_hints(argv, &argc, &t);
-	query = run_step(argv, deadline);
-	remove_index();
-
-	build_s = metric(build, "build_s", "build");
-	query_s = metric(query, "query_s", "query");
-	sb_init(&out);
-	sb_append(&out, "{\"total_s\": ");
-	sb_json_number(&out, build_s + query_s);
-	sb_append(&out, ", \"build_s\": ");
-	sb_json_number(&out, build_s);
-	sb_append(&out, ", \"query_s\": ");
-	sb_json_number(&out, query_s);
-	for (int i = 0; i < 4; i++)
+	for (int rep = 1; rep <= t.repeats; rep++)
 	{
-		sb_printf(&out, ", \"%s\": ", reported[i]);
-		sb_json_number(&out, metric(build, reported[i], "build"));
+		/* Pairs alternate order (default first, then trial first, ...) so
+		 * that a drift of the machine, or the page cache one run leaves
+		 * for the next, favours neither side. */
+		bool default_first = (rep % 2) == 1;
+
+		for (int slot = 0; slot < (t.paired ? 2 : 1); slot++)
+		{
+			bool is_default = t.paired && (slot == 0) == default_first;
+
+			runs[n].role = is_default ? "default" : "trial";
+			runs[n].repeat = rep;
+			run_once(is_default ? &dflt : &t, deadline, &runs[n]);
+			n++;
+		}
 	}
-	sb_append(&out, ", \"index_bytes\": ");
-	sb_json_number(&out, metric(build, "index_bytes", "build"));
-	sb_append(&out, ", \"cpu_s\": ");
-	sb_json_number(&out, metric(build, "cpu_s", "build") +
-							 metric(query, "cpu_s", "query"));
-	sb_append(&out, ", \"gen_s\": ");
-	sb_json_number(&out, metric(gen, "gen_s", "gen"));
-	fq_append_effective(&out, build, query);
-	sb_append(&out, "}");
-	puts(out.data);
+	emit(&t, runs, n);
 	return 0;
 }

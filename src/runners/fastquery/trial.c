@@ -188,6 +188,12 @@ parse_setting(const char *key, json_t *v, FqTrial *t, char *err, size_t errlen)
 					   &t->query_seed, err, errlen);
 	if (strcmp(key, "cold") == 0)
 		return get_bool(v, "setting cold", &t->cold, err, errlen);
+	if (strcmp(key, "paired") == 0)
+		return get_bool(v, "setting paired", &t->paired, err, errlen);
+	if (strcmp(key, "repeats") == 0)
+		return get_int(v, "setting repeats", 1, FQ_MAX_REPEATS, &x, err,
+					   errlen) &&
+			   (t->repeats = (int)x, true);
 	if (strcmp(key, "program") == 0)
 		return get_string(v, key, true, t->program, sizeof t->program, err,
 						  errlen);
@@ -197,7 +203,26 @@ parse_setting(const char *key, json_t *v, FqTrial *t, char *err, size_t errlen)
 	return true;
 }
 
-/* Defaults: tuner_fastquery's own, one rank, 2^20 particles. */
+/* The parameters an empty configuration gives: tuner_fastquery's and
+ * ROMIO's own defaults, one rank, one thread. */
+void
+fq_default_params(FqTrial *t)
+{
+	t->bins = 64;
+	strcpy(t->layout, "contiguous");
+	strcpy(t->io, "collective");
+	t->romio_ds_read[0] = '\0';
+	t->romio_cb_read[0] = '\0';
+	t->romio_cb_write[0] = '\0';
+	t->cb_buffer_size = 0;
+	t->cb_nodes = 0;
+	t->ranks = 1;
+	t->threads = 1;
+	t->overlap = false;
+	t->align = 0;
+}
+
+/* Defaults: the default parameters, 2^20 particles, one unpaired run. */
 static void
 set_defaults(FqTrial *t)
 {
@@ -205,12 +230,9 @@ set_defaults(FqTrial *t)
 	ssize_t n;
 
 	memset(t, 0, sizeof *t);
-	t->bins = 64;
-	strcpy(t->layout, "contiguous");
-	strcpy(t->io, "collective");
-	t->ranks = 1;
-	t->threads = 1;
+	fq_default_params(t);
 	t->particles = 1048576;
+	t->repeats = 1;
 	t->timeout_s = 600;
 	strcpy(t->queries,
 		   "energy>1;x>=150,x<180,y>-1,y<1;ux>0.5,energy>0.2;z<10,uy<-0.1");

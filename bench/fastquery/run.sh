@@ -1,0 +1,31 @@
+#!/bin/bash
+# bench/fastquery/run.sh — the FastQuery tuning benchmark (bench/README.md,
+# section "11. FastQuery tuning"): GP-EI studies of the fastquery preset
+# (objective speedup_vs_default, paired runs) against a random search of
+# the same budget, the winners re-measured.
+#
+# Assumes the extension and tuner_fastquery_runner are built and installed
+# (make && make install, or make install DESTDIR=/path for a private
+# install: DESTDIR=/path bash bench/fastquery/run.sh ...).  Without
+# PGHOST/PGPORT in the environment it starts a throwaway cluster with
+# pg_virtualenv; with them it uses that server (the caller must be allowed
+# to run programs there, and this script must run as root or as the
+# server's OS user so the direct runs match the server's).  Options go to
+# fastquery_bench.py (--smoke, --studies, --trials, --random, --repeats,
+# --remeasure, --particles, --help ...).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+py=/usr/bin/python3
+for a in "$@"; do
+	case "$a" in -h|--help) exec "$py" "$here/fastquery_bench.py" "$@" ;; esac
+done
+if [ -n "${PGHOST:-}${PGPORT:-}" ]; then
+	exec "$py" "$here/fastquery_bench.py" "$@"
+fi
+opts=()
+if [ -n "${DESTDIR:-}" ]; then
+	opts=(-o "extension_destdir=$DESTDIR"
+		  -o "dynamic_library_path=$DESTDIR/usr/lib/postgresql/15/lib:/usr/lib/postgresql/15/lib")
+fi
+exec pg_virtualenv -t "${opts[@]}" "$py" "$here/fastquery_bench.py" "$@"
