@@ -144,6 +144,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", default=",".join(PROBLEMS))
     ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="seeds first..first+seeds-1 (study seed 1000 + seed); a second set "
+                    "such as --first-seed 10 checks that a change is not tuned to the first")
+    ap.add_argument("--methods", default="constrained,worst-seen")
     ap.add_argument("--budget", type=int, default=50)
     ap.add_argument("--out", default=None, help="write the raw results as JSON")
     args = ap.parse_args()
@@ -153,9 +157,9 @@ def main():
     print("# %s" % json.dumps(info), flush=True)
     results = {}
     for problem in args.problems.split(","):
-        for method in ("constrained", "worst-seen"):
+        for method in args.methods.split(","):
             per_seed = []
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 rows, elapsed = run_study(conn, problem, method, seed, args.budget)
                 late_bad, late, best, all_bad = summarise(rows, checkpoints)
                 per_seed.append({"seed": seed, "late_bad": late_bad, "late": late, "best": best,

@@ -17,7 +17,11 @@
  *	  predictive sd makes P(feasible) tend to a middling value far from
  *	  every trial, so unexplored regions stay reachable.  What it gives
  *	  up: the outcome is not Gaussian, so the probability is a calibrated
- *	  ranking of regions rather than an exact class probability.
+ *	  ranking of regions rather than an exact class probability.  A Laplace GP
+ *	  classifier (logistic, fitted by marginal likelihood; checked against
+ *	  scikit-learn) was tried in its place and more than doubled the failed
+ *	  trials on bench/constraints' Branin problem (bench/README.md,
+ *	  section 9).
  */
 #ifndef TUNER_FEASIBILITY_H
 #define TUNER_FEASIBILITY_H

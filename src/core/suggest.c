@@ -267,27 +267,82 @@ suggest_random_untaken(const SuggestInput *in, TunerRng *rng, double *unit,
 					  "every configuration of the space has been tried");
 }
 
+/*
+ * The next untaken point of the space-filling design.  Once trials have
+ * both run and failed, the failure model (feasibility.h) is fitted on them
+ * and the design passes over points it predicts to fail (P(feasible) below
+ * one half, the classifier's own decision boundary): a failed design point
+ * teaches the objective's model nothing, and the design only ends once
+ * n_initial trials have run.  When every remaining point is predicted to
+ * fail, the first untaken one is taken as before.  Without failed trials
+ * the design is the plain sequence.
+ */
 static TunerErrorCode
 suggest_design(const SuggestInput *in, TunerRng *rng, double *unit,
 			   SuggestResult *out, TunerStatus *status)
 {
+	FeasibilityModel *feasibility = NULL;
+	double *scratch = NULL;
+	int first_untaken = -1;
+	TunerErrorCode rc = TUNER_OK;
 	int t;
 
-	for (t = 0; t < DESIGN_TRIES; t++)
+	if (in->n_failed > 0 && in->n_observed > 0)
 	{
-		TunerErrorCode rc = design_halton_point(
-			in->design_seed, in->design_index + t, in->d, unit, status);
+		/* the failures alone: a broken constraint still gives a value */
+		SuggestInput runs = *in;
 
+		runs.n_constraints = 0;
+		rc = feasibility_fit(&runs, rng_next(rng), &feasibility, status);
 		if (rc != TUNER_OK)
 			return rc;
-		space_from_unit(in->params, in->d, unit, out->config);
-		if (!suggest_is_taken(in, out->config))
+		if (feasibility != NULL)
 		{
-			out->source = SUGGEST_DESIGN;
-			return TUNER_OK;
+			scratch =
+				tuner_alloc(sizeof(double) * feasibility->hook.n_scratch);
+			if (scratch == NULL)
+			{
+				rc = tuner_fail(status, TUNER_ERR_NOMEM,
+								"out of memory suggesting a trial");
+				goto done;
+			}
 		}
 	}
-	return suggest_random_untaken(in, rng, unit, out, status);
+	for (t = 0; t < DESIGN_TRIES; t++)
+	{
+		rc = design_halton_point(in->design_seed, in->design_index + t, in->d,
+								 unit, status);
+		if (rc != TUNER_OK)
+			goto done;
+		space_from_unit(in->params, in->d, unit, out->config);
+		if (suggest_is_taken(in, out->config))
+			continue;
+		if (first_untaken < 0)
+			first_untaken = t;
+		if (feasibility == NULL ||
+			feasibility_log_prob(feasibility, unit, NULL, scratch) >= log(0.5))
+		{
+			out->source = SUGGEST_DESIGN;
+			goto done;
+		}
+	}
+	if (first_untaken >= 0)
+	{
+		rc = design_halton_point(in->design_seed,
+								 in->design_index + first_untaken, in->d, unit,
+								 status);
+		if (rc == TUNER_OK)
+		{
+			space_from_unit(in->params, in->d, unit, out->config);
+			out->source = SUGGEST_DESIGN;
+		}
+	}
+	else
+		rc = suggest_random_untaken(in, rng, unit, out, status);
+done:
+	feasibility_free(feasibility);
+	tuner_free(scratch);
+	return rc;
 }
 
 /* Mean and sd of the non-NaN values; see suggest_internal.h. */
