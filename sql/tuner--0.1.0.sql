@@ -7815,10 +7815,9 @@ SELECT s.name AS study,
 -- shell command: a runner is exec'd with the fixed argv of its row
 -- (runner_exec.c), dynamic SQL quotes with %I/%L.
 --
--- pg_dump writes the policies of extension tables too (a PostgreSQL
--- limitation, pg_cron has the same): CREATE EXTENSION makes them again on
--- restore, so leave the POLICY entries out (pg_restore -L, see
--- tests/dump_restore.sh) or ignore their "already exists" errors.
+-- pg_dump leaves these policies and grants to CREATE EXTENSION (checked
+-- with pg_dump 15.20 by tests/dump_restore.sh); the groups are roles of
+-- the cluster, made here when missing.
 -------------------------------------------------------------------------------
 
 -- Two groups (cluster-wide, kept when the extension is dropped):
