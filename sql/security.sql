@@ -162,6 +162,7 @@ SELECT regress_tuner_try($$DELETE FROM tuner.observation$$);
 SELECT regress_tuner_try(pg_catalog.format(
 	'INSERT INTO tuner.trial (study_id, number, config, source) VALUES (%s, 99, %L, %L)',
 	:study_a, '{"x": 0.5}', 'manual'));
+SELECT count(*) AS running FROM tuner.progress;	-- reads, reaps nothing
 -- nor grant itself more (the trigger names the study's real owner)
 SELECT regress_tuner_try(pg_catalog.format(
 	'INSERT INTO tuner.study_grant (study_id, grantee, privilege, owner) VALUES (%s, %L, %L, %L)',
@@ -178,6 +179,7 @@ SELECT study, count(*) AS trials FROM tuner.trials
 SELECT count(*) AS observations FROM tuner.observation o
   JOIN tuner.trial t ON t.id = o.trial_id
   JOIN tuner.study s ON s.id = t.study_id WHERE s.name LIKE 'sec\_%';
+SELECT count(*) AS running FROM tuner.progress WHERE study LIKE 'sec\_%';
 SELECT regress_tuner_try($$SELECT tuner.suggest_next('sec_a')$$);
 SELECT regress_tuner_try($$SELECT tuner.create_study('sec_bi', 'y')$$);
 SELECT regress_tuner_try($$UPDATE tuner.trial SET error = 'x'$$);
@@ -232,9 +234,20 @@ SELECT regress_tuner_try($$SELECT tuner.set_runner('sec_run', 'regress_tuner_sec
 SELECT count(*) AS trials FROM tuner.trial;
 RESET ROLE;
 
+-- tuner.progress reaps as a tuner_user too (expired leases of its own
+-- studies).
+SET ROLE regress_tuner_sec_owner;
+SELECT tuner.create_study('sec_lease', 'y', settings => '{"lease_s": 0.01}') > 0 AS created;
+SELECT tuner.add_parameter('sec_lease', 'x', 'float', 0, 1);
+SELECT tuner.suggest_next('sec_lease', 'w1') IS NOT NULL AS suggested;
+SELECT pg_sleep(0.2);
+SELECT count(*) AS running FROM tuner.progress;
+SELECT number, state, error FROM tuner.trials WHERE study = 'sec_lease' ORDER BY number;
+RESET ROLE;
+
 -- Clean up (as superuser, who sees every study).
 SELECT tuner.drop_study(name) FROM tuner.study
- WHERE name IN ('sec_a', 'sec_other', 'sec_run') ORDER BY name;
+ WHERE name IN ('sec_a', 'sec_other', 'sec_run', 'sec_lease') ORDER BY name;
 SELECT tuner.drop_runner('regress_tuner_sec_r');
 DROP SCHEMA regress_tuner_sec CASCADE;
 DROP FUNCTION public.regress_tuner_try(text);

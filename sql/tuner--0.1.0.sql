@@ -7606,7 +7606,8 @@ BEGIN
 	IF pg_catalog.current_setting('transaction_read_only') = 'on'
 	   OR NOT pg_catalog.has_table_privilege('tuner.trial', 'UPDATE')
 	   OR NOT pg_catalog.has_table_privilege('tuner.trial', 'INSERT')
-	   OR NOT pg_catalog.has_table_privilege('tuner.study', 'UPDATE') THEN
+	   -- (tuner_user has UPDATE on the study's columns but owner)
+	   OR NOT pg_catalog.has_any_column_privilege('tuner.study', 'UPDATE') THEN
 		RETURN 0;
 	END IF;
 	RETURN tuner.reap();
