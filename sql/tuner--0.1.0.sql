@@ -1122,9 +1122,10 @@ BEGIN
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
 	END IF;
-	-- A study with a runner makes the server run programs (presets check
-	-- on their own; the trigger study_runner_guard checks every route).
-	IF p_runner IS NOT NULL AND p_preset IS NULL THEN
+	-- A study with a runner (every preset has one) makes the server run
+	-- programs; the ceph preset checks with its own message, the trigger
+	-- study_runner_guard checks every route.
+	IF (p_runner IS NOT NULL OR p_preset IS NOT NULL) AND p_preset IS DISTINCT FROM 'ceph' THEN
 		PERFORM tuner._check_program_privilege('create a study that runs programs');
 	END IF;
 	IF p_preset = 'ceph' THEN
