@@ -234,6 +234,30 @@ SELECT regress_tuner_try($$SELECT tuner.set_runner('sec_run', 'regress_tuner_sec
 SELECT count(*) AS trials FROM tuner.trial;
 RESET ROLE;
 
+-- Operators of the caller's own schema change nothing: an "=" that is
+-- always true would make every study the caller's if the policies' role
+-- check were parsed with its search_path, and a "?" that is always false
+-- would let runner settings past the trigger.
+CREATE SCHEMA regress_tuner_sec_evil AUTHORIZATION regress_tuner_sec_other;
+SET ROLE regress_tuner_sec_other;
+CREATE FUNCTION regress_tuner_sec_evil.yes(name, name) RETURNS bool
+	LANGUAGE sql IMMUTABLE RETURN true;
+CREATE OPERATOR regress_tuner_sec_evil.= (LEFTARG = name, RIGHTARG = name,
+	FUNCTION = regress_tuner_sec_evil.yes);
+CREATE FUNCTION regress_tuner_sec_evil.no(jsonb, text) RETURNS bool
+	LANGUAGE sql IMMUTABLE RETURN false;
+CREATE OPERATOR regress_tuner_sec_evil.? (LEFTARG = jsonb, RIGHTARG = text,
+	FUNCTION = regress_tuner_sec_evil.no);
+SET search_path = regress_tuner_sec_evil, pg_catalog, public;
+SELECT 'a'::name = 'b'::name AS hijacked_equal, '{"runner": 1}'::jsonb ? 'runner' AS hijacked_exists;
+SELECT name FROM tuner.studies ORDER BY name;
+SELECT count(*) AS trials FROM tuner.trial;
+SELECT regress_tuner_try($$SELECT tuner.grant_study('sec_a', 'regress_tuner_sec_other', 'write')$$);
+SELECT regress_tuner_try($$SELECT tuner.create_study('sec_evil', 'y', settings => '{"runner": {"db_bench": "/bin/sh"}}')$$);
+RESET search_path;
+RESET ROLE;
+DROP SCHEMA regress_tuner_sec_evil CASCADE;
+
 -- tuner.progress reaps as a tuner_user too (expired leases of its own
 -- studies).
 SET ROLE regress_tuner_sec_owner;

@@ -7838,22 +7838,22 @@ $$;
 
 -- Does the current role have the privileges of role (by name)?  False for
 -- a role that no longer exists (owner and grantee are names, not oids).
+-- The policies call it as the querying role, so its body is an SQL-standard
+-- one (RETURN), parsed here, once: a body in quotes would be parsed with
+-- the caller's search_path, and an operator "=" of the caller's own
+-- schema would decide who owns what.  It is still inlined.
 CREATE FUNCTION tuner._has_role(role name)
 RETURNS bool
 LANGUAGE sql STABLE
-AS $$
-SELECT $1 = CURRENT_USER
-	   OR COALESCE(pg_catalog.pg_has_role(
-			pg_catalog.to_regrole(pg_catalog.quote_ident($1))::oid, 'USAGE'), false);
-$$;
+RETURN role OPERATOR(pg_catalog.=) CURRENT_USER
+	OR COALESCE(pg_catalog.pg_has_role(
+		pg_catalog.to_regrole(pg_catalog.quote_ident(role))::oid, 'USAGE'), false);
 
--- May the current role make the server run programs?
+-- May the current role make the server run programs?  (RETURN: as above.)
 CREATE FUNCTION tuner._may_run_programs()
 RETURNS bool
 LANGUAGE sql STABLE
-AS $$
-SELECT pg_catalog.pg_has_role('pg_execute_server_program', 'USAGE');
-$$;
+RETURN pg_catalog.pg_has_role('pg_execute_server_program', 'USAGE');
 
 -- Who else may read or change a study.  owner is the study's owner when
 -- the grant was made (set by the trigger below), so that the policies of
@@ -7873,10 +7873,13 @@ COMMENT ON TABLE tuner.study_grant IS
 SELECT pg_catalog.pg_extension_config_dump('tuner.study_grant', '');
 
 -- Trigger: a grant names its study's owner, and only roles that may see
--- the study can name it.
+-- the study can name it.  The security triggers and grant functions pin
+-- search_path: they run as the caller, whose own operators must not
+-- change what they check.
 CREATE FUNCTION tuner._study_grant_owner()
 RETURNS trigger
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
 	SELECT s.owner INTO NEW.owner FROM tuner.study s WHERE s.id = NEW.study_id;
@@ -7897,6 +7900,7 @@ CREATE TRIGGER study_grant_owner BEFORE INSERT ON tuner.study_grant
 CREATE FUNCTION tuner._study_runner_guard()
 RETURNS trigger
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
 	IF TG_OP = 'INSERT' THEN
@@ -7920,6 +7924,7 @@ CREATE TRIGGER study_runner_guard BEFORE INSERT OR UPDATE ON tuner.study
 CREATE FUNCTION tuner.grant_study(study text, role text, privilege text DEFAULT 'read')
 RETURNS void
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	s tuner.study;
@@ -7955,6 +7960,7 @@ $$;
 CREATE FUNCTION tuner.revoke_study(study text, role text)
 RETURNS bool
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	s tuner.study;
