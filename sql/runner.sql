@@ -143,6 +143,9 @@ CREATE ROLE regress_tuner_user LOGIN;
 GRANT USAGE ON SCHEMA tuner TO regress_tuner_user;
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA tuner TO regress_tuner_user;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA tuner TO regress_tuner_user;
+-- Row-level security: the studies are the superuser's; grant them.
+SELECT tuner.grant_study('e', 'regress_tuner_user', 'write'),
+	tuner.grant_study('norunner', 'regress_tuner_user', 'write');
 SET ROLE regress_tuner_user;
 -- EXECUTE is revoked from PUBLIC.
 SELECT tuner.register_runner('mine', '/bin/echo');
@@ -176,6 +179,8 @@ SELECT owner FROM tuner.runner WHERE name = 'mine';
 RESET ROLE;
 SELECT tuner.set_runner('norunner', NULL);
 SELECT tuner.drop_runner('mine');
+SELECT tuner.revoke_study('e', 'regress_tuner_user'),
+	tuner.revoke_study('norunner', 'regress_tuner_user');
 REVOKE ALL ON ALL TABLES IN SCHEMA tuner FROM regress_tuner_user;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA tuner FROM regress_tuner_user;
 REVOKE ALL ON SCHEMA tuner FROM regress_tuner_user;

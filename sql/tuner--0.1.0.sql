@@ -1122,6 +1122,12 @@ BEGIN
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
 	END IF;
+	-- A study with a runner (every preset has one) makes the server run
+	-- programs; the ceph preset checks with its own message, the trigger
+	-- study_runner_guard checks every route.
+	IF (p_runner IS NOT NULL OR p_preset IS NOT NULL) AND p_preset IS DISTINCT FROM 'ceph' THEN
+		PERFORM tuner._check_program_privilege('create a study that runs programs');
+	END IF;
 	IF p_preset = 'ceph' THEN
 		-- (section "Preset ceph" at the end of this file)
 		p_objective := COALESCE(p_objective, 'write_mbps');
@@ -1265,6 +1271,12 @@ DECLARE
 BEGIN
 	s := tuner._find_study(study);
 	DELETE FROM tuner.study WHERE id = s.id;
+	IF NOT FOUND THEN
+		-- visible (granted) but not ours: row-level security kept it
+		RAISE EXCEPTION 'permission denied to drop study "%"', s.name
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = pg_catalog.format('Only its owner %s may drop it.', pg_catalog.quote_ident(s.owner));
+	END IF;
 END;
 $$;
 
@@ -4750,6 +4762,7 @@ DECLARE
 	r tuner.runner;
 	v_study text;
 BEGIN
+	PERFORM tuner._check_program_privilege('drop a runner');
 	r := tuner._find_runner($1);
 	SELECT s.name INTO v_study FROM tuner.study s WHERE s.runner = r.name
 	 ORDER BY s.name LIMIT 1;
@@ -4759,6 +4772,11 @@ BEGIN
 				  HINT = 'Give the study another runner with tuner.set_runner(), or drop the study.';
 	END IF;
 	DELETE FROM tuner.runner WHERE tuner.runner.name = r.name;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'permission denied to drop runner "%"', r.name
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = pg_catalog.format('Only its owner %s may drop it.', pg_catalog.quote_ident(r.owner));
+	END IF;
 END;
 $$;
 
@@ -5256,7 +5274,10 @@ $$;
 
 -- (Re)build one registered view of a study from its current parameters and
 -- metrics.  The view is dropped and created again (its columns may change
--- anywhere), keeping its grants.  A registered view that no longer exists
+-- anywhere), keeping its grants.  It runs with its owner's rights (the
+-- role that called create_view, subject to row-level security unless a
+-- superuser): granting SELECT on it shares the study's trials, which is
+-- what it is for.  A registered view that no longer exists
 -- was dropped by its owner: then its registration goes too.
 CREATE FUNCTION tuner._build_view(p_study_id bigint, p_schema name, p_name name)
 RETURNS void
@@ -7676,7 +7697,8 @@ BEGIN
 	IF pg_catalog.current_setting('transaction_read_only') = 'on'
 	   OR NOT pg_catalog.has_table_privilege('tuner.trial', 'UPDATE')
 	   OR NOT pg_catalog.has_table_privilege('tuner.trial', 'INSERT')
-	   OR NOT pg_catalog.has_table_privilege('tuner.study', 'UPDATE') THEN
+	   -- (tuner_user has UPDATE on the study's columns but owner)
+	   OR NOT pg_catalog.has_any_column_privilege('tuner.study', 'UPDATE') THEN
 		RETURN 0;
 	END IF;
 	RETURN tuner.reap();
@@ -8253,4 +8275,339 @@ BEGIN
 							   elapsed_s, forced_state, forced_reason)
 		   || '{"recorded": true}';
 END;
+$$;
+-- Security (issue 8): who may see and change a study, and who may make the
+-- server run programs.
+--
+-- Row-level security on every table that holds a study's data: a study and
+-- everything of it (parameters, metrics, trials, observations, models,
+-- suggestions, jobs, events, bound changes, constraints, catalog imports,
+-- registered views and grants) is visible to its owner, to the roles it
+-- was granted to (tuner.grant_study, 'read' or 'write') and to members of
+-- tuner_reader (BI tools: every study, read only).  Only the owner and
+-- 'write' grantees change it; only the owner drops or grants it.  Being
+-- "the owner" or "a grantee" includes having that role's privileges
+-- (pg_has_role USAGE).  Superusers and the tables' owner (the role that
+-- ran CREATE EXTENSION) bypass row-level security, as always.  Roles use
+-- tuner through the group tuner_user.  The extension's views are
+-- security_invoker, so they show each caller what it may see; the typed
+-- views of tuner.create_view run as their owner (see tuner._build_view).
+--
+-- Programs: register_runner, run and step check pg_execute_server_program
+-- (tuner_check_program_privilege_for, in C); so do creating a study with
+-- a runner or a preset, choosing a study's runner and changing its runner
+-- settings (they name paths and programs the runner uses), by any route
+-- (trigger study_runner_guard); and the runner table accepts rows only
+-- from such roles.  A background worker runs as the role that called
+-- tuner.run and checks that role again before every exec (runner_exec.c).
+--
+-- No function of the extension is SECURITY DEFINER, and none builds a
+-- shell command: a runner is exec'd with the fixed argv of its row
+-- (runner_exec.c), dynamic SQL quotes with %I/%L.
+--
+-- pg_dump leaves these policies and grants to CREATE EXTENSION (checked
+-- with pg_dump 15.20 by tests/dump_restore.sh); the groups are roles of
+-- the cluster, made here when missing.
+-------------------------------------------------------------------------------
+
+-- Two groups (cluster-wide, kept when the extension is dropped):
+-- tuner_user may use tuner (create studies, work on the studies it owns
+-- or was granted); tuner_reader reads every study and changes none.
+DO $$
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'tuner_user') THEN
+		CREATE ROLE tuner_user NOLOGIN;
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'tuner_reader') THEN
+		CREATE ROLE tuner_reader NOLOGIN;
+	END IF;
+END
+$$;
+
+-- Does the current role have the privileges of role (by name)?  False for
+-- a role that no longer exists (owner and grantee are names, not oids).
+-- The policies call it as the querying role, so its body is an SQL-standard
+-- one (RETURN), parsed here, once: a body in quotes would be parsed with
+-- the caller's search_path, and an operator "=" of the caller's own
+-- schema would decide who owns what.  It is still inlined.
+CREATE FUNCTION tuner._has_role(role name)
+RETURNS bool
+LANGUAGE sql STABLE
+RETURN role OPERATOR(pg_catalog.=) CURRENT_USER
+	OR COALESCE(pg_catalog.pg_has_role(
+		pg_catalog.to_regrole(pg_catalog.quote_ident(role))::oid, 'USAGE'), false);
+
+-- May the current role make the server run programs?  (RETURN: as above.)
+CREATE FUNCTION tuner._may_run_programs()
+RETURNS bool
+LANGUAGE sql STABLE
+RETURN pg_catalog.pg_has_role('pg_execute_server_program', 'USAGE');
+
+-- Who else may read or change a study.  owner is the study's owner when
+-- the grant was made (set by the trigger below), so that the policies of
+-- this table need not look at tuner.study (whose policy looks here).
+CREATE TABLE tuner.study_grant (
+	study_id	bigint NOT NULL REFERENCES tuner.study (id) ON DELETE CASCADE,
+	grantee		name NOT NULL,
+	privilege	text NOT NULL CHECK (privilege IN ('read', 'write')),
+	owner		name NOT NULL,
+	granted_at	timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (study_id, grantee)
+);
+
+COMMENT ON TABLE tuner.study_grant IS
+	'Roles a study was granted to (tuner.grant_study): read sees it, write also changes it';
+
+SELECT pg_catalog.pg_extension_config_dump('tuner.study_grant', '');
+
+-- Trigger: a grant names its study's owner, and only roles that may see
+-- the study can name it.  The security triggers and grant functions pin
+-- search_path: they run as the caller, whose own operators must not
+-- change what they check.
+CREATE FUNCTION tuner._study_grant_owner()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	SELECT s.owner INTO NEW.owner FROM tuner.study s WHERE s.id = NEW.study_id;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'study % does not exist', NEW.study_id
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	RETURN NEW;
+END;
+$$;
+
+CREATE TRIGGER study_grant_owner BEFORE INSERT ON tuner.study_grant
+	FOR EACH ROW EXECUTE FUNCTION tuner._study_grant_owner();
+
+-- Trigger: choosing a study's runner, or changing the settings passed to
+-- it, decides what the server runs; that needs pg_execute_server_program
+-- whatever the route (create_study, set_runner, set_algorithm, UPDATE).
+CREATE FUNCTION tuner._study_runner_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	IF TG_OP = 'INSERT' THEN
+		IF NEW.runner IS NOT NULL OR NEW.settings ? 'runner' THEN
+			PERFORM tuner._check_program_privilege('create a study that runs programs');
+		END IF;
+	ELSIF (NEW.runner IS NOT NULL AND NEW.runner IS DISTINCT FROM OLD.runner)
+		  OR (NEW.settings -> 'runner') IS DISTINCT FROM (OLD.settings -> 'runner') THEN
+		PERFORM tuner._check_program_privilege('choose the runner of a study or its settings');
+	END IF;
+	RETURN NEW;
+END;
+$$;
+
+CREATE TRIGGER study_runner_guard BEFORE INSERT OR UPDATE ON tuner.study
+	FOR EACH ROW EXECUTE FUNCTION tuner._study_runner_guard();
+
+-- Grant a study to a role: privilege 'read' (see it) or 'write' (also
+-- suggest, report, change it).  Only the study's owner may grant; granting
+-- again replaces the privilege.
+CREATE FUNCTION tuner.grant_study(study text, role text, privilege text DEFAULT 'read')
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	s tuner.study;
+	p_role text := $2;
+	p_privilege text := $3;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_role, 'role');
+	PERFORM tuner._not_null(p_privilege, 'privilege');
+	IF p_privilege NOT IN ('read', 'write') THEN
+		RAISE EXCEPTION 'unknown study privilege "%"', p_privilege
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Grant ''read'' (see the study) or ''write'' (also change it).';
+	END IF;
+	IF pg_catalog.octet_length(p_role) > 63
+	   OR pg_catalog.to_regrole(pg_catalog.quote_ident(p_role)) IS NULL THEN
+		RAISE EXCEPTION 'role "%" does not exist', p_role
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	IF NOT tuner._has_role(s.owner) THEN
+		RAISE EXCEPTION 'permission denied to grant study "%"', s.name
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = pg_catalog.format('Only its owner %s may grant it.', pg_catalog.quote_ident(s.owner));
+	END IF;
+	DELETE FROM tuner.study_grant g WHERE g.study_id = s.id AND g.grantee = p_role;
+	INSERT INTO tuner.study_grant (study_id, grantee, privilege)
+	VALUES (s.id, p_role, p_privilege);
+END;
+$$;
+
+-- Take a grant of a study back; returns whether there was one.  Only the
+-- study's owner may revoke.
+CREATE FUNCTION tuner.revoke_study(study text, role text)
+RETURNS bool
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	s tuner.study;
+	p_role text := $2;
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_role, 'role');
+	IF NOT tuner._has_role(s.owner) THEN
+		RAISE EXCEPTION 'permission denied to revoke study "%"', s.name
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = pg_catalog.format('Only its owner %s may revoke it.', pg_catalog.quote_ident(s.owner));
+	END IF;
+	DELETE FROM tuner.study_grant g WHERE g.study_id = s.id AND g.grantee = p_role;
+	RETURN FOUND;
+END;
+$$;
+
+-- Table privileges go to the two groups; the policies below decide which
+-- rows.  (Functions keep EXECUTE for PUBLIC, but without USAGE on the
+-- schema nobody else reaches them.)
+GRANT USAGE ON SCHEMA tuner TO tuner_user, tuner_reader;
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA tuner TO tuner_user;
+GRANT SELECT ON ALL TABLES IN SCHEMA tuner TO tuner_user, tuner_reader;
+
+-- tuner.study: owner is not updatable (UPDATE on the other columns only).
+ALTER TABLE tuner.study ENABLE ROW LEVEL SECURITY;
+GRANT INSERT, DELETE ON tuner.study TO tuner_user;
+GRANT UPDATE (name, objective, direction, algorithm, settings, seed, runner)
+	ON tuner.study TO tuner_user;
+CREATE POLICY study_read ON tuner.study FOR SELECT
+	USING (tuner._has_role(owner) OR tuner._has_role('tuner_reader')
+		   OR EXISTS (SELECT 1 FROM tuner.study_grant g
+					   WHERE g.study_id = id AND tuner._has_role(g.grantee)));
+CREATE POLICY study_insert ON tuner.study FOR INSERT
+	WITH CHECK (tuner._has_role(owner));
+CREATE POLICY study_update ON tuner.study FOR UPDATE
+	USING (tuner._has_role(owner)
+		   OR EXISTS (SELECT 1 FROM tuner.study_grant g
+					   WHERE g.study_id = id AND g.privilege = 'write'
+						 AND tuner._has_role(g.grantee)))
+	WITH CHECK (tuner._has_role(owner)
+		   OR EXISTS (SELECT 1 FROM tuner.study_grant g
+					   WHERE g.study_id = id AND g.privilege = 'write'
+						 AND tuner._has_role(g.grantee)));
+CREATE POLICY study_delete ON tuner.study FOR DELETE
+	USING (tuner._has_role(owner));
+
+-- tuner.study_grant: seen by the grantee and the owner, made and removed
+-- by the owner (tuner.grant_study, tuner.revoke_study).
+ALTER TABLE tuner.study_grant ENABLE ROW LEVEL SECURITY;
+GRANT INSERT, DELETE ON tuner.study_grant TO tuner_user;
+CREATE POLICY study_grant_read ON tuner.study_grant FOR SELECT
+	USING (tuner._has_role(grantee) OR tuner._has_role(owner));
+CREATE POLICY study_grant_insert ON tuner.study_grant FOR INSERT
+	WITH CHECK (tuner._has_role(owner));
+CREATE POLICY study_grant_delete ON tuner.study_grant FOR DELETE
+	USING (tuner._has_role(owner));
+
+-- The tables with a study_id: read with the study, written by its writers.
+-- The policies are written out, not wrapped in functions: a SQL function
+-- with a subquery is never inlined, and calling one for every row made a
+-- study of 1000 trials ten times slower for a non-superuser.  As "IN
+-- (uncorrelated subquery)" each is a hashed subplan: the visible (or
+-- writable) studies are found once per statement, through tuner.study's
+-- own policy.
+DO $$
+DECLARE
+	t text;
+	v_read text := 'study_id IN (SELECT s.id FROM tuner.study s)';
+	v_write text := 'study_id IN (SELECT s.id FROM tuner.study s'
+		' WHERE tuner._has_role(s.owner)'
+		' OR EXISTS (SELECT 1 FROM tuner.study_grant g WHERE g.study_id = s.id'
+		' AND g.privilege = ''write'' AND tuner._has_role(g.grantee)))';
+BEGIN
+	FOREACH t IN ARRAY ARRAY['parameter', 'metric', 'trial', 'model', 'job',
+							 'study_event', 'bound_change', 'study_view',
+							 'parameter_constraint', 'catalog_import',
+							 'catalog_drop']
+	LOOP
+		EXECUTE pg_catalog.format('ALTER TABLE tuner.%I ENABLE ROW LEVEL SECURITY', t);
+		EXECUTE pg_catalog.format('GRANT INSERT, UPDATE, DELETE ON tuner.%I TO tuner_user', t);
+		EXECUTE pg_catalog.format('CREATE POLICY %I ON tuner.%I FOR SELECT USING (%s)',
+								  t || '_read', t, v_read);
+		EXECUTE pg_catalog.format('CREATE POLICY %I ON tuner.%I FOR INSERT WITH CHECK (%s)',
+								  t || '_insert', t, v_write);
+		EXECUTE pg_catalog.format('CREATE POLICY %I ON tuner.%I FOR UPDATE USING (%s) WITH CHECK (%s)',
+								  t || '_update', t, v_write, v_write);
+		EXECUTE pg_catalog.format('CREATE POLICY %I ON tuner.%I FOR DELETE USING (%s)',
+								  t || '_delete', t, v_write);
+	END LOOP;
+END
+$$;
+
+-- The tables of a trial (observation, suggestion) and of a parameter
+-- (parameter_source) follow the study of their trial or parameter, also
+-- as hashed subplans.  Not as a correlated EXISTS per row: the planner
+-- costs that at thousands per row, and a plan over a few hundred rows
+-- then crossed jit_above_cost; JIT compilation took 0.7-2 s of a 1 ms
+-- query (measured on a loaded 2-core machine).
+DO $$
+DECLARE
+	t text;
+	v_read text;
+	v_write text;
+	v_writable text := 'IN (SELECT s.id FROM tuner.study s'
+		' WHERE tuner._has_role(s.owner)'
+		' OR EXISTS (SELECT 1 FROM tuner.study_grant g WHERE g.study_id = s.id'
+		' AND g.privilege = ''write'' AND tuner._has_role(g.grantee)))';
+BEGIN
+	FOREACH t IN ARRAY ARRAY['observation', 'suggestion', 'parameter_source']
+	LOOP
+		IF t = 'parameter_source' THEN
+			v_read := 'parameter_id IN (SELECT p.id FROM tuner.parameter p)';
+			v_write := 'parameter_id IN (SELECT p.id FROM tuner.parameter p WHERE p.study_id ' || v_writable || ')';
+		ELSE
+			v_read := 'trial_id IN (SELECT x.id FROM tuner.trial x)';
+			v_write := 'trial_id IN (SELECT x.id FROM tuner.trial x WHERE x.study_id ' || v_writable || ')';
+		END IF;
+		EXECUTE pg_catalog.format('ALTER TABLE tuner.%I ENABLE ROW LEVEL SECURITY', t);
+		EXECUTE pg_catalog.format('GRANT INSERT, UPDATE, DELETE ON tuner.%I TO tuner_user', t);
+		EXECUTE pg_catalog.format('CREATE POLICY %I ON tuner.%I FOR SELECT USING (%s)',
+								  t || '_read', t, v_read);
+		EXECUTE pg_catalog.format('CREATE POLICY %I ON tuner.%I FOR INSERT WITH CHECK (%s)',
+								  t || '_insert', t, v_write);
+		EXECUTE pg_catalog.format('CREATE POLICY %I ON tuner.%I FOR UPDATE USING (%s) WITH CHECK (%s)',
+								  t || '_update', t, v_write, v_write);
+		EXECUTE pg_catalog.format('CREATE POLICY %I ON tuner.%I FOR DELETE USING (%s)',
+								  t || '_delete', t, v_write);
+	END LOOP;
+END
+$$;
+
+-- tuner.runner: everyone reads the registered runners; only roles that may
+-- run programs register them, and change or drop only their own.
+ALTER TABLE tuner.runner ENABLE ROW LEVEL SECURITY;
+GRANT INSERT, UPDATE, DELETE ON tuner.runner TO tuner_user;
+CREATE POLICY runner_read ON tuner.runner FOR SELECT USING (true);
+CREATE POLICY runner_insert ON tuner.runner FOR INSERT
+	WITH CHECK (tuner._may_run_programs() AND tuner._has_role(owner));
+CREATE POLICY runner_update ON tuner.runner FOR UPDATE
+	USING (tuner._may_run_programs() AND tuner._has_role(owner))
+	WITH CHECK (tuner._may_run_programs() AND tuner._has_role(owner));
+CREATE POLICY runner_delete ON tuner.runner FOR DELETE
+	USING (tuner._may_run_programs() AND tuner._has_role(owner));
+
+-- The catalog's type, wash-rule and module tables are shared by every
+-- study: readable by both groups (granted above), changed by superusers
+-- only.
+
+-- Every view of the schema shows what its caller may see, not what its
+-- owner (the superuser who created the extension) may.
+DO $$
+DECLARE
+	v regclass;
+BEGIN
+	FOR v IN SELECT c.oid::regclass FROM pg_catalog.pg_class c
+			  WHERE c.relnamespace = 'tuner'::regnamespace AND c.relkind = 'v'
+	LOOP
+		EXECUTE pg_catalog.format('ALTER VIEW %s SET (security_invoker = true)', v);
+	END LOOP;
+END
 $$;

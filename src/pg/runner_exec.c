@@ -23,6 +23,10 @@
  *	  while it runs kills the group before the error propagates; a FATAL
  *	  exit kills it from a before_shmem_exit callback.
  *
+ *	  Privilege: every run checks that the current role has the privileges
+ *	  of pg_execute_server_program, right before the fork; in a background
+ *	  worker that role is the one that called tuner.run().
+ *
  *	  State: one runner at a time per process (active_pgid).
  */
 #include "postgres.h"
@@ -33,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "access/xact.h"
 #include "catalog/pg_authid_d.h"
 #include "fmgr.h"
 #include "mb/pg_wchar.h"
@@ -467,7 +472,21 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	result->out = "";
 	result->err_tail = "";
 
-	tuner_check_program_privilege_for("run a runner");
+	/*
+	 * Look again before every exec: the role may have lost the privilege
+	 * since it started the job.  A background worker runs its runners
+	 * outside any transaction, and the check reads the catalogs, so it gets
+	 * a short transaction of its own; starting it also takes in the
+	 * invalidations of a REVOKE committed meanwhile.
+	 */
+	if (IsTransactionState())
+		tuner_check_program_privilege_for("run a runner");
+	else
+	{
+		StartTransactionCommand();
+		tuner_check_program_privilege_for("run a runner");
+		CommitTransactionCommand();
+	}
 	if (active_pgid != 0)
 		elog(ERROR, "a runner is already running in this process");
 	close_scratch_files(fds, 3); /* none are open; never leak */
