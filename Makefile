@@ -1,10 +1,13 @@
 # Makefile for the tuner extension (PGXS, shaped like pgvector's)
 
 EXTENSION = tuner
-EXTVERSION = 0.1.0
+EXTVERSION = 0.2.0
+# The first released version: its script never changes (tests/upgrade.sh);
+# later versions are reached through update scripts sql/tuner--A--B.sql.
+FIRST_VERSION = 0.1.0
 
 MODULE_big = tuner
-DATA = sql/$(EXTENSION)--$(EXTVERSION).sql $(wildcard sql/$(EXTENSION)--*--*.sql)
+DATA = sql/$(EXTENSION)--$(FIRST_VERSION).sql $(wildcard sql/$(EXTENSION)--*--*.sql)
 
 CORE_OBJS = \
 	src/core/tuner_status.o \

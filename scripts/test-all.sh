@@ -89,6 +89,8 @@ in_cluster() {
 	suite agent bash tests/agent.sh
 	# a study through pg_dump and pg_restore into a fresh database
 	suite dump-restore bash tests/dump_restore.sh
+	# ALTER EXTENSION tuner UPDATE from 0.1.0, the first released version
+	suite upgrade bash tests/upgrade.sh
 	# a fastquery study through tuner.run's workers: 4 trials at 2^20
 	# particles, then a timed-out trial leaves no MPI process (~1.5 min)
 	suite fastquery-study bash tests/fastquery_study.sh

@@ -89,6 +89,22 @@ is( $node->safe_psql(
 		'postgres', q{SELECT state || ': ' || error FROM tuner.trials
 					   WHERE study = 'clean' AND number = 1}),
 	'interrupted: server restarted', 'suggest_next reconciles it');
+is( $node->safe_psql(
+		'postgres', q{SELECT string_agg(number || ':' || state, ',' ORDER BY number)
+					   FROM tuner.trials WHERE study = 'clean' AND retry_of IS NOT NULL}),
+	'2:running', 'and its retry, queued, is the trial suggest_next hands out');
+
+# 4. tuner.reap() (a pg_cron schedule, report, heartbeat) finds such a trial
+# too, without a new trial being asked for.
+$node->safe_psql('postgres', q{
+	SET session_replication_role = replica;
+	UPDATE tuner.trial SET state = 'running', error = NULL, finished_at = NULL
+	 WHERE study_id = (SELECT id FROM tuner.study WHERE name = 'clean') AND number = 1});
+is($node->safe_psql('postgres', q{SELECT tuner.reap()}), '1', 'tuner.reap() finds it');
+is( $node->safe_psql(
+		'postgres', q{SELECT state || ': ' || error FROM tuner.trials
+					   WHERE study = 'clean' AND number = 1}),
+	'interrupted: server restarted', 'and marks it interrupted: server restarted');
 
 $node->stop;
 done_testing();

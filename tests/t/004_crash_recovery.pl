@@ -150,7 +150,8 @@ is( $node->safe_psql(
 after_recovery('runner_kill', $before);
 
 # The study continues after a crash: tuner.run reconciles first (trial 4
-# "server restarted", its job interrupted), then runs two trials.
+# "server restarted", its job interrupted, its retry queued as trial 5),
+# then runs two trials.
 sub continues
 {
 	my ($tag) = @_;
@@ -173,6 +174,12 @@ sub continues
 			'postgres', qq{SELECT string_agg(number || ':' || state, ',' ORDER BY number)
 						   FROM tuner.trials WHERE study = '$tag' AND number > 4}),
 		'5:complete,6:complete', "$tag: the study goes on with trials 5 and 6");
+	is( $node->safe_psql(
+			'postgres', qq{SELECT r.number || ' ' || (r.config = o.config)
+						   FROM tuner.trial r JOIN tuner.trial o ON o.id = r.retry_of
+						   JOIN tuner.study s ON s.id = r.study_id
+						  WHERE s.name = '$tag'}),
+		'5 true', "$tag: trial 5 retried trial 4's configuration (retry_of)");
 	return;
 }
 

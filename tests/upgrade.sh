@@ -1,0 +1,159 @@
+#!/bin/bash
+# upgrade.sh: ALTER EXTENSION tuner UPDATE from the first released version
+# (issue 8, durability).  A database created with tuner 0.1.0 and holding
+# a study (trials complete, failed and running, metrics, models, a typed
+# view) is updated to the current version; then
+#   - every row is still there, unchanged (fingerprints as dump_restore.sh);
+#   - the study goes on where it stopped;
+#   - the updated extension's objects are those of a fresh CREATE EXTENSION
+#     (members, function definitions, columns, policies, triggers);
+#   - the released script sql/tuner--0.1.0.sql is byte for byte the one
+#     released: changes belong in an update script.
+# Needs a server reachable through the PG* environment (pg_virtualenv)
+# with tuner installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FIRST=0.1.0
+# sha256 of sql/tuner--0.1.0.sql as released; never edit that file.
+FIRST_SHA256=c7e324de31995200fb485fd08d236ae4a04a097af94aa882446d337626b7e5c5
+OLD=tuner_upgrade_old
+NEW=tuner_upgrade_new
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $OLD" -c "DROP DATABASE IF EXISTS $NEW" >/dev/null 2>&1 || true' EXIT
+
+fail() {
+	echo "upgrade: FAILED: $*" >&2
+	exit 1
+}
+
+sha=$(sha256sum "sql/tuner--$FIRST.sql" | cut -d' ' -f1)
+[ "$sha" = "$FIRST_SHA256" ] ||
+	fail "sql/tuner--$FIRST.sql changed since $FIRST was released (sha256 $sha); put changes in an update script"
+
+current=$(psql -X -At -v ON_ERROR_STOP=1 -d postgres -c \
+	"SELECT default_version FROM pg_catalog.pg_available_extensions WHERE name = 'tuner'")
+[ -n "$current" ] || fail "tuner is not installed"
+echo "upgrade: from $FIRST to $current"
+
+psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $OLD" -c "DROP DATABASE IF EXISTS $NEW" \
+	-c "CREATE DATABASE $OLD" -c "CREATE DATABASE $NEW"
+psql -X -q -v ON_ERROR_STOP=1 -d "$OLD" -v first="$FIRST" <<'SQL'
+CREATE EXTENSION tuner VERSION :'first';
+SELECT tuner.create_study('kept', 'latency', 'minimize', '{"seed": 5, "n_initial": 4}');
+SELECT tuner.add_parameter('kept', 'x', 'float', 0, 1);
+SELECT tuner.add_parameter('kept', 'n', 'int', 1, 64, log_scale => true);
+SELECT tuner.add_parameter('kept', 'mode', 'categorical', choices => ARRAY['a', 'b', 'c']);
+SELECT tuner.add_metric('kept', 'cpu', 'auxiliary', 'minimize');
+DO $$
+DECLARE s jsonb;
+BEGIN
+	FOR i IN 1 .. 12 LOOP
+		s := tuner.suggest_next('kept');
+		IF i = 7 THEN
+			PERFORM tuner.fail((s ->> 'trial')::bigint, 'crashed');
+		ELSE
+			PERFORM tuner.report((s ->> 'trial')::bigint, jsonb_build_object(
+				'latency', ((s -> 'params' ->> 'x')::float8 - 0.3) ^ 2
+						   + 0.01 * (s -> 'params' ->> 'n')::float8
+						   + CASE s -> 'params' ->> 'mode' WHEN 'b' THEN 0 ELSE 0.5 END,
+				'cpu', (s -> 'params' ->> 'x')::float8));
+		END IF;
+	END LOOP;
+END $$;
+SELECT tuner.suggest_next('kept') IS NOT NULL AS left_running;
+SELECT tuner.create_view('kept') IS NOT NULL AS view_made;
+SQL
+
+fingerprint() {
+	psql -X -At -v ON_ERROR_STOP=1 -d "$1" <<'SQL'
+SELECT 'study ' || md5(string_agg(concat_ws('|', id, name, objective, direction, algorithm, settings, seed), ',' ORDER BY id)) FROM tuner.study;
+SELECT 'parameter ' || md5(string_agg(concat_ws('|', id, study_id, name, kind, low, high, choices), ',' ORDER BY id)) FROM tuner.parameter;
+SELECT 'metric ' || md5(string_agg(concat_ws('|', id, study_id, name, role, direction), ',' ORDER BY id)) FROM tuner.metric;
+SELECT 'trial ' || count(*) || ' ' || md5(string_agg(concat_ws('|', id, number, state, config, source, error, seed, predicted_mean, created_at, finished_at), ',' ORDER BY id)) FROM tuner.trial;
+SELECT 'observation ' || count(*) || ' ' || md5(string_agg(concat_ws('|', trial_id, metric_id, value), ',' ORDER BY trial_id, metric_id)) FROM tuner.observation;
+SELECT 'model ' || count(*) || ' ' || md5(string_agg(concat_ws('|', id, trial_id, kind, n, lengthscales, noise), ',' ORDER BY id)) FROM tuner.model;
+SELECT 'view ' || count(*) || ' ' || md5(string_agg(t::text, ',' ORDER BY number)) FROM tuner.kept_trials t;
+SQL
+}
+fingerprint "$OLD" > "$WORK/before"
+
+psql -X -q -v ON_ERROR_STOP=1 -d "$OLD" -c "ALTER EXTENSION tuner UPDATE"
+got=$(psql -X -At -v ON_ERROR_STOP=1 -d "$OLD" -c "SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'tuner'")
+[ "$got" = "$current" ] || fail "after ALTER EXTENSION tuner UPDATE the version is '$got', expected '$current'"
+
+fingerprint "$OLD" > "$WORK/after"
+if ! diff -u "$WORK/before" "$WORK/after"; then
+	fail "the study's rows changed in the update"
+fi
+echo "upgrade: every row kept:"
+sed 's/^/  /' "$WORK/after"
+
+# The study goes on: the running trial is reported, the next one is
+# number 14 and computed by the model.
+next=$(psql -X -At -v ON_ERROR_STOP=1 -d "$OLD" <<'SQL' | tail -1
+SELECT tuner.report(t.id, '{"latency": 1, "cpu": 0.5}') FROM tuner.trial t WHERE t.state = 'running';
+SELECT tuner.suggest_next('kept') ->> 'trial' AS next \gset
+SELECT concat_ws(' ', number, source) FROM tuner.trial WHERE id = :next;
+SQL
+)
+[ "$next" = "14 model" ] || fail "the updated study's next trial is '$next', expected '14 model'"
+echo "upgrade: the updated study continues (trial 14 from the model)"
+
+# What the extension is made of, in a form comparable across databases.
+objects() {
+	psql -X -At -v ON_ERROR_STOP=1 -d "$1" <<'SQL'
+SELECT 'member ' || pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid)
+  FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid
+ WHERE e.extname = 'tuner' AND d.deptype = 'e'
+ ORDER BY 1;
+SELECT 'function ' || p.oid::regprocedure || ' ' || md5(pg_catalog.pg_get_functiondef(p.oid))
+  FROM pg_catalog.pg_proc p
+ WHERE p.pronamespace = 'tuner'::regnamespace AND p.prokind IN ('f', 'p', 'w')
+ ORDER BY 1;
+SELECT 'column ' || c.relname || '.' || a.attname || ' ' || pg_catalog.format_type(a.atttypid, a.atttypmod)
+	   || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END
+	   || COALESCE(' default ' || pg_catalog.pg_get_expr(ad.adbin, ad.adrelid), '')
+  FROM pg_catalog.pg_class c
+  JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+  LEFT JOIN pg_catalog.pg_attrdef ad ON ad.adrelid = c.oid AND ad.adnum = a.attnum
+ WHERE c.relnamespace = 'tuner'::regnamespace AND c.relkind IN ('r', 'v', 'p')
+   AND c.relname NOT LIKE 'kept%'
+ ORDER BY c.relname, a.attnum;
+SELECT 'constraint ' || r.conrelid::regclass || ' ' || pg_catalog.pg_get_constraintdef(r.oid)
+  FROM pg_catalog.pg_constraint r
+ WHERE r.connamespace = 'tuner'::regnamespace
+ ORDER BY 1;
+SELECT 'index ' || pg_catalog.pg_get_indexdef(i.indexrelid)
+  FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
+ WHERE c.relnamespace = 'tuner'::regnamespace
+ ORDER BY 1;
+SELECT 'view ' || c.relname || ' ' || md5(pg_catalog.pg_get_viewdef(c.oid))
+  FROM pg_catalog.pg_class c
+ WHERE c.relnamespace = 'tuner'::regnamespace AND c.relkind = 'v' AND c.relname NOT LIKE 'kept%'
+ ORDER BY 1;
+SELECT 'trigger ' || t.tgrelid::regclass || ' ' || pg_catalog.pg_get_triggerdef(t.oid)
+  FROM pg_catalog.pg_trigger t
+ WHERE NOT t.tgisinternal AND t.tgrelid IN (SELECT oid FROM pg_catalog.pg_class WHERE relnamespace = 'tuner'::regnamespace)
+ ORDER BY 1;
+SELECT 'policy ' || p.tablename || ' ' || p.policyname || ' ' || p.cmd || ' ' || COALESCE(p.qual, '') || ' ' || COALESCE(p.with_check, '')
+  FROM pg_catalog.pg_policies p
+ WHERE p.schemaname = 'tuner'
+ ORDER BY 1;
+SELECT 'rls ' || c.relname || ' ' || c.relrowsecurity || ' ' || c.relforcerowsecurity
+  FROM pg_catalog.pg_class c
+ WHERE c.relnamespace = 'tuner'::regnamespace AND c.relkind = 'r'
+ ORDER BY 1;
+SELECT 'acl ' || c.relname || ' ' || COALESCE(c.relacl::text, '')
+  FROM pg_catalog.pg_class c
+ WHERE c.relnamespace = 'tuner'::regnamespace AND c.relname NOT LIKE 'kept%'
+ ORDER BY 1;
+SQL
+}
+psql -X -q -v ON_ERROR_STOP=1 -d "$NEW" -c "CREATE EXTENSION tuner"
+objects "$OLD" > "$WORK/updated"
+objects "$NEW" > "$WORK/fresh"
+if ! diff -u "$WORK/fresh" "$WORK/updated"; then
+	fail "the updated extension differs from a fresh CREATE EXTENSION tuner"
+fi
+echo "upgrade: the updated extension equals a fresh install ($(wc -l < "$WORK/fresh") objects compared)"
