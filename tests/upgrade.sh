@@ -13,6 +13,7 @@
 # with tuner installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tests/lib/kept_study.sh
 
 FIRST=0.1.0
 # sha256 of sql/tuner--0.1.0.sql as released; never edit that file.
@@ -38,51 +39,15 @@ echo "upgrade: from $FIRST to $current"
 
 psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $OLD" -c "DROP DATABASE IF EXISTS $NEW" \
 	-c "CREATE DATABASE $OLD" -c "CREATE DATABASE $NEW"
-psql -X -q -v ON_ERROR_STOP=1 -d "$OLD" -v first="$FIRST" <<'SQL'
-CREATE EXTENSION tuner VERSION :'first';
-SELECT tuner.create_study('kept', 'latency', 'minimize', '{"seed": 5, "n_initial": 4}');
-SELECT tuner.add_parameter('kept', 'x', 'float', 0, 1);
-SELECT tuner.add_parameter('kept', 'n', 'int', 1, 64, log_scale => true);
-SELECT tuner.add_parameter('kept', 'mode', 'categorical', choices => ARRAY['a', 'b', 'c']);
-SELECT tuner.add_metric('kept', 'cpu', 'auxiliary', 'minimize');
-DO $$
-DECLARE s jsonb;
-BEGIN
-	FOR i IN 1 .. 12 LOOP
-		s := tuner.suggest_next('kept');
-		IF i = 7 THEN
-			PERFORM tuner.fail((s ->> 'trial')::bigint, 'crashed');
-		ELSE
-			PERFORM tuner.report((s ->> 'trial')::bigint, jsonb_build_object(
-				'latency', ((s -> 'params' ->> 'x')::float8 - 0.3) ^ 2
-						   + 0.01 * (s -> 'params' ->> 'n')::float8
-						   + CASE s -> 'params' ->> 'mode' WHEN 'b' THEN 0 ELSE 0.5 END,
-				'cpu', (s -> 'params' ->> 'x')::float8));
-		END IF;
-	END LOOP;
-END $$;
-SELECT tuner.suggest_next('kept') IS NOT NULL AS left_running;
-SELECT tuner.create_view('kept') IS NOT NULL AS view_made;
-SQL
-
-fingerprint() {
-	psql -X -At -v ON_ERROR_STOP=1 -d "$1" <<'SQL'
-SELECT 'study ' || md5(string_agg(concat_ws('|', id, name, objective, direction, algorithm, settings, seed), ',' ORDER BY id)) FROM tuner.study;
-SELECT 'parameter ' || md5(string_agg(concat_ws('|', id, study_id, name, kind, low, high, choices), ',' ORDER BY id)) FROM tuner.parameter;
-SELECT 'metric ' || md5(string_agg(concat_ws('|', id, study_id, name, role, direction), ',' ORDER BY id)) FROM tuner.metric;
-SELECT 'trial ' || count(*) || ' ' || md5(string_agg(concat_ws('|', id, number, state, config, source, error, seed, predicted_mean, created_at, finished_at), ',' ORDER BY id)) FROM tuner.trial;
-SELECT 'observation ' || count(*) || ' ' || md5(string_agg(concat_ws('|', trial_id, metric_id, value), ',' ORDER BY trial_id, metric_id)) FROM tuner.observation;
-SELECT 'model ' || count(*) || ' ' || md5(string_agg(concat_ws('|', id, trial_id, kind, n, lengthscales, noise), ',' ORDER BY id)) FROM tuner.model;
-SELECT 'view ' || count(*) || ' ' || md5(string_agg(t::text, ',' ORDER BY number)) FROM tuner.kept_trials t;
-SQL
-}
-fingerprint "$OLD" > "$WORK/before"
+psql -X -q -v ON_ERROR_STOP=1 -d "$OLD" -c "CREATE EXTENSION tuner VERSION '$FIRST'"
+kept_study_create "$OLD"
+kept_study_fingerprint "$OLD" > "$WORK/before"
 
 psql -X -q -v ON_ERROR_STOP=1 -d "$OLD" -c "ALTER EXTENSION tuner UPDATE"
 got=$(psql -X -At -v ON_ERROR_STOP=1 -d "$OLD" -c "SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'tuner'")
 [ "$got" = "$current" ] || fail "after ALTER EXTENSION tuner UPDATE the version is '$got', expected '$current'"
 
-fingerprint "$OLD" > "$WORK/after"
+kept_study_fingerprint "$OLD" > "$WORK/after"
 if ! diff -u "$WORK/before" "$WORK/after"; then
 	fail "the study's rows changed in the update"
 fi
@@ -91,12 +56,7 @@ sed 's/^/  /' "$WORK/after"
 
 # The study goes on: the running trial is reported, the next one is
 # number 14 and computed by the model.
-next=$(psql -X -At -v ON_ERROR_STOP=1 -d "$OLD" <<'SQL' | tail -1
-SELECT tuner.report(t.id, '{"latency": 1, "cpu": 0.5}') FROM tuner.trial t WHERE t.state = 'running';
-SELECT tuner.suggest_next('kept') ->> 'trial' AS next \gset
-SELECT concat_ws(' ', number, source) FROM tuner.trial WHERE id = :next;
-SQL
-)
+next=$(kept_study_next "$OLD")
 [ "$next" = "14 model" ] || fail "the updated study's next trial is '$next', expected '14 model'"
 echo "upgrade: the updated study continues (trial 14 from the model)"
 
