@@ -61,7 +61,8 @@ PG_OBJS = \
 	src/pg/runner_exec.o \
 	src/pg/worker.o \
 	src/pg/plot_glue.o \
-	src/pg/pareto_glue.o
+	src/pg/pareto_glue.o \
+	src/pg/notify_guc.o
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
 EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o

@@ -158,3 +158,54 @@ BEGIN
 	RETURN n + COALESCE(pg_catalog.cardinality(v_ids), 0);
 END;
 $$;
+
+-------------------------------------------------------------------------------
+-- Notifications no longer broadcast what row-level security protects.
+--
+-- In 0.1.0 every NOTIFY tuner_trials payload carried the study's name and
+-- the trial's objective value, and any role may LISTEN, so a role that
+-- cannot see a study still read its results.  The payload now carries
+-- ids and the state (a listener reads the rest from tuner.trials, where
+-- row-level security applies) unless a superuser sets tuner.notify to
+-- 'full' (the 0.1.0 payload: for a database with one tenant) or 'off'.
+-------------------------------------------------------------------------------
+
+-- tuner.notify's value (private, full or off), validated by the library.
+CREATE FUNCTION tuner._notify_mode()
+RETURNS text
+LANGUAGE C STABLE PARALLEL SAFE
+AS 'MODULE_PATHNAME', 'tuner_notify_mode';
+
+-- Trigger: a trial finished (complete, failed or interrupted, however it
+-- got there: report, fail, a runner, a worker, a restart, copy_trials).
+-- NOTIFY tuner_trials with {"study_id", "trial", "number", "state"}, and
+-- with tuner.notify = 'full' also "study" (its name) and "value" (the
+-- objective, null unless complete).
+CREATE OR REPLACE FUNCTION tuner._notify_trial()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_mode text := tuner._notify_mode();
+	v_payload jsonb;
+	s tuner.study;
+BEGIN
+	IF v_mode = 'off' THEN
+		RETURN NULL;
+	END IF;
+	v_payload := pg_catalog.jsonb_build_object(
+		'study_id', NEW.study_id, 'trial', NEW.id, 'number', NEW.number, 'state', NEW.state);
+	IF v_mode = 'full' THEN
+		SELECT * INTO s FROM tuner.study x WHERE x.id = NEW.study_id;
+		v_payload := v_payload || pg_catalog.jsonb_build_object(
+			-- a payload holds at most 8000 bytes
+			'study', pg_catalog.left(s.name, 1000),
+			'value', (SELECT ob.value FROM tuner.observation ob
+						JOIN tuner.metric m ON m.id = ob.metric_id
+					   WHERE ob.trial_id = NEW.id AND m.study_id = s.id
+						 AND m.name = s.objective));
+	END IF;
+	PERFORM pg_catalog.pg_notify('tuner_trials', v_payload::text);
+	RETURN NULL;
+END;
+$$;

@@ -10,6 +10,7 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
+#include "tuner_pg.h"
 #include "tuner_status.h"
 
 PG_MODULE_MAGIC;
@@ -47,5 +48,6 @@ _PG_init(void)
 {
 	openblas_set_num_threads(1);
 	tuner_set_allocator(tuner_pg_alloc, tuner_pg_free);
+	tuner_define_notify_guc();
 	MarkGUCPrefixReserved("tuner");
 }

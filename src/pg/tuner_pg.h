@@ -54,4 +54,7 @@ extern void tuner_check_finite(double value, const char *name);
 extern void tuner_report_status(const TunerStatus *status, const char *what)
 	pg_attribute_noreturn();
 
+/* Defines the tuner.notify setting (notify_guc.c); called by _PG_init. */
+extern void tuner_define_notify_guc(void);
+
 #endif /* TUNER_PG_H */
