@@ -203,11 +203,16 @@ check "unpaired runner output has no paired keys and no _diagnostics" \
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["total_s", "build_s", "query_s", "read_s", "range_s", "index_s",
                    "write_s", "index_bytes", "cpu_s", "gen_s", "_effective"], list(d)' "$T/unpaired.json"
-for bad in '"repeats": 0' '"repeats": 17' '"repeats": 1.5' '"paired": "yes"'; do
+for bad in '"repeats": 0' '"repeats": 17' '"repeats": 1.5' '"paired": "yes"' '"max_ranks": 0' '"max_ranks": 65'; do
 	echo "{\"_settings\": {$S, $bad}}" | "$RUNNER" >/dev/null 2>"$T/bad.err"
 	check "runner setting $bad exits 2 with a reason" \
 		bash -c "[ $? -eq 2 ] && tail -1 '$T/bad.err' | grep -q 'setting'"
 done
+# more ranks than the setting max_ranks (the trial host's cores): refused
+# before any MPI run, with the reason
+echo "{\"ranks\": 3, \"_settings\": {$S, \"max_ranks\": 2}}" | "$RUNNER" >/dev/null 2>"$T/bad.err"
+check "ranks above max_ranks exits 2 with a reason" \
+	bash -c "[ $? -eq 2 ] && tail -1 '$T/bad.err' | grep -q 'ranks 3 exceeds setting max_ranks 2'"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

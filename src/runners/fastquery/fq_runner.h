@@ -38,8 +38,9 @@ typedef struct
 	int random_queries;
 	long query_seed;
 	bool cold;
-	bool paired; /* also run the default configuration, interleaved */
-	int repeats; /* runs of the trial (and of the default when paired) */
+	bool paired;   /* also run the default configuration, interleaved */
+	int repeats;   /* runs of the trial (and of the default when paired) */
+	int max_ranks; /* more ranks than this (the host's cores) is refused */
 	char program[PATH_MAX];
 	char mpiexec[PATH_MAX];
 } FqTrial;

@@ -194,6 +194,9 @@ parse_setting(const char *key, json_t *v, FqTrial *t, char *err, size_t errlen)
 		return get_int(v, "setting repeats", 1, FQ_MAX_REPEATS, &x, err,
 					   errlen) &&
 			   (t->repeats = (int)x, true);
+	if (strcmp(key, "max_ranks") == 0)
+		return get_int(v, "setting max_ranks", 1, 64, &x, err, errlen) &&
+			   (t->max_ranks = (int)x, true);
 	if (strcmp(key, "program") == 0)
 		return get_string(v, key, true, t->program, sizeof t->program, err,
 						  errlen);
@@ -233,6 +236,7 @@ set_defaults(FqTrial *t)
 	fq_default_params(t);
 	t->particles = 1048576;
 	t->repeats = 1;
+	t->max_ranks = 64;
 	t->timeout_s = 600;
 	strcpy(t->queries,
 		   "energy>1;x>=150,x<180,y>-1,y<1;ux>0.5,energy>0.2;z<10,uy<-0.1");
@@ -281,6 +285,12 @@ parse_root(json_t *root, FqTrial *t, char *err, size_t errlen)
 		if (!parse_param(key, v, t, err, errlen))
 			return false;
 	}
+	/* MPICH's ranks busy-wait: one without a core slows all of them */
+	if (t->ranks > t->max_ranks)
+		return fail(err, errlen,
+					"ranks %d exceeds setting max_ranks %d (the trial host's "
+					"cores)",
+					t->ranks, t->max_ranks);
 	if (t->program[0] == '\0')
 		return fail(err, errlen,
 					"cannot locate tuner_fastquery; give setting program");
