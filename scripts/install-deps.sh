@@ -33,6 +33,7 @@ PACKAGES=(
 	mpich
 	libhdf5-mpich-dev
 	procps
+	socat
 	hdf5-tools
 	python3-h5py
 	ceph-mon
