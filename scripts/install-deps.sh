@@ -33,6 +33,7 @@ PACKAGES=(
 	mpich
 	libhdf5-mpich-dev
 	procps
+	iproute2
 	socat
 	hdf5-tools
 	python3-h5py
