@@ -33,6 +33,8 @@ PACKAGES=(
 	mpich
 	libhdf5-mpich-dev
 	procps
+	iproute2
+	socat
 	hdf5-tools
 	python3-h5py
 	ceph-mon

@@ -85,7 +85,8 @@ in_cluster() {
 	suite regress installcheck
 	suite concurrency bash tests/concurrency.sh
 	# tuner-agent: parallel agents, hanging and crashing runners, a
-	# terminated session, a lease lost while disconnected, SIGTERM (~1 min)
+	# terminated session, a lease lost while disconnected, SIGTERM, network
+	# cuts through a relay (~1 min)
 	suite agent bash tests/agent.sh
 	# a study through pg_dump and pg_restore into a fresh database
 	suite dump-restore bash tests/dump_restore.sh

@@ -19,7 +19,9 @@
 #      trial is reaped (interrupted, retried) and the agent's late outcome
 #      is refused, never both;
 #   6. SIGTERM to an agent: its runner's group is killed, the trial is
-#      interrupted ("agent terminated") and the agent exits 0.
+#      interrupted ("agent terminated") and the agent exits 0;
+#   7. network cuts between an agent and the server, through a relay that
+#      is reset, kept down past the lease, or hung (tests/agent_netcut.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,43 +39,12 @@ cleanup() {
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
-
-fail() {
-	echo "agent: FAILED: $*" >&2
-	local f
-	for f in "$WORK"/*.log; do
-		[ -f "$f" ] || continue
-		echo "--- $f" >&2
-		tail -20 "$f" >&2
-	done
-	exit 1
-}
+TEST_NAME=agent
+. tests/lib/agent_lib.sh
 
 # The agent with the test database (the rest of the connection comes from
 # the PG* environment).  An array, not a function: $! must be the agent.
 RUN_AGENT=("$AGENT" --dsn "dbname=$DB")
-
-# Is process $1 alive (a zombie waiting for a reaper that is not init
-# does not count)?
-alive() {
-	local stat
-	stat=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-	[[ "$stat" != Z* ]]
-}
-
-sql() {
-	psql -X -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"
-}
-
-# Wait (at most $2 s) until the query $1 returns t.
-wait_for() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ "$(sql "$1")" = t ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 [ -x "$AGENT" ] || fail "$AGENT is not built (make)"
 
@@ -90,6 +61,7 @@ expect_exit 2 "$AGENT" --study s --runner-path "$WORK/missing"
 expect_exit 2 "$AGENT" --study s --runner-path /bin/true --trials -1
 expect_exit 2 "$AGENT" --study s --runner-path /bin/true --worker ""
 expect_exit 2 "$AGENT" --study s --runner-path /bin/true --heartbeat-s nan
+expect_exit 2 "$AGENT" --study s --runner-path /bin/true --call-timeout-s 0.5
 psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 sql "CREATE EXTENSION tuner" >/dev/null
 # A study that does not exist: the database refuses, the agent exits 1.
@@ -106,15 +78,7 @@ time.sleep(float(c["_settings"].get("sleep", 0.3)))
 print(json.dumps({"value": (c["x"] - 0.3) ** 2 + (c["y"] - 0.6) ** 2,
                   "trial_number": c["_trial"]["number"]}))
 EOF
-# wait: the sum of the configuration once the file _settings.flag exists.
-cat > "$WORK/wait.py" <<'EOF'
-#!/usr/bin/python3
-import json, os, sys, time
-c = json.load(sys.stdin)
-while not os.path.exists(c["_settings"]["flag"]):
-    time.sleep(0.05)
-print(json.dumps({"value": c["x"] + c["y"]}))
-EOF
+write_wait_runner
 cat > "$WORK/hang.sh" <<EOF
 #!/bin/bash
 trap '' TERM
@@ -323,6 +287,9 @@ fi
 got=$(sql "SELECT count(*) || ' ' || string_agg(state || ': ' || error, ',') FROM tuner.trials WHERE study = 'term'")
 [ "$got" = "1 interrupted: agent terminated" ] || fail "SIGTERM: trials $got"
 echo "agent: SIGTERM: runner killed, trial $got"
+
+# 7. Network cuts (its own database, its own agents).
+TUNER_AGENT="$AGENT" bash tests/agent_netcut.sh || fail "network cuts (tests/agent_netcut.sh)"
 
 psql -X -q -d postgres -c "DROP DATABASE $DB"
 echo "agent: all checks passed"

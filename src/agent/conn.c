@@ -4,9 +4,16 @@
  *	  connect_timeout, tcp_user_timeout and TCP keepalives (before the
  *	  user's connection string, which may override them), so that a dead
  *	  network ends a call within seconds instead of the kernel's
- *	  retransmission timeout, and the runner's deadline still holds.
+ *	  retransmission timeout.  Those cannot see a peer whose kernel still
+ *	  acknowledges every byte but that never answers (a hung relay or
+ *	  proxy, a stopped server): so each call also has a deadline of its
+ *	  own, after which the connection is dropped as lost.  The connection
+ *	  is non-blocking for that, so that neither sending a call nor
+ *	  closing a hung connection can block.
  */
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +74,7 @@ agent_try_connect(AgentConn *c)
 	if (agent_now_s() < c->next_try)
 		return false;
 	conn = PQconnectdbParams(keys, values, 1);
-	if (PQstatus(conn) != CONNECTION_OK)
+	if (PQstatus(conn) != CONNECTION_OK || PQsetnonblocking(conn, 1) != 0)
 	{
 		char *msg = PQerrorMessage(conn);
 		size_t len = strlen(msg);
@@ -111,22 +118,92 @@ agent_connect_wait(AgentConn *c, volatile sig_atomic_t *stop)
 }
 
 /*
- * Run one statement with text parameters.  CALL_OK with *res set (the
- * caller clears it), CALL_ERROR with the error kept, or CALL_LOST (the
- * connection is dropped).
+ * Wait until libpq has a whole result to give, sending what is left of the
+ * query meanwhile, until the monotonic time deadline.  1: a result (or
+ * the end of them) is ready, 0: the deadline passed, -1: the connection
+ * broke.
+ */
+static int
+await_result(PGconn *conn, double deadline)
+{
+	for (;;)
+	{
+		int flushed = PQflush(conn);
+		struct pollfd pfd;
+		double left;
+
+		if (flushed < 0 || !PQconsumeInput(conn))
+			return -1;
+		if (!PQisBusy(conn))
+			return 1;
+		left = deadline - agent_now_s();
+		if (left <= 0)
+			return 0;
+		pfd.fd = PQsocket(conn);
+		pfd.events = POLLIN | (flushed == 1 ? POLLOUT : 0);
+		pfd.revents = 0;
+		if (poll(&pfd, 1, (int)ceil(left * 1000)) < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/* Log why the connection is lost (last_error) and drop it. */
+static AgentCall
+lost(AgentConn *c)
+{
+	agent_log("lost the connection: %s", last_error);
+	drop_connection(c);
+	return CALL_LOST;
+}
+
+/*
+ * Run one statement with text parameters, waiting at most timeout_s
+ * seconds for its answer.  CALL_OK with *res set (the caller clears it),
+ * CALL_ERROR with the error kept, or CALL_LOST (the connection is
+ * dropped; the statement may or may not have run).
  */
 static AgentCall
 call(AgentConn *c, const char *sql, int n, const char *const *values,
-	 PGresult **res)
+	 double timeout_s, PGresult **res)
 {
-	PGresult *r;
+	PGresult *r = NULL;
+	PGresult *next;
 	const char *state;
+	double deadline = agent_now_s() + timeout_s;
+	int ready;
 
 	*res = NULL;
 	if (c->conn == NULL)
 		return CALL_LOST;
-	r = PQexecParams(c->conn, sql, n, NULL, values, NULL, NULL, 0);
-	if (r != NULL && PQresultStatus(r) == PGRES_TUPLES_OK)
+	if (!PQsendQueryParams(c->conn, sql, n, NULL, values, NULL, NULL, 0))
+	{
+		snprintf(last_error, sizeof(last_error), "%s",
+				 PQerrorMessage(c->conn));
+		return lost(c);
+	}
+	/* One statement: keep its result, read on to the end of them. */
+	while ((ready = await_result(c->conn, deadline)) == 1 &&
+		   (next = PQgetResult(c->conn)) != NULL)
+	{
+		if (r == NULL)
+			r = next;
+		else
+			PQclear(next);
+	}
+	if (ready == 0)
+	{
+		snprintf(last_error, sizeof(last_error),
+				 "no answer from the database in %g s", timeout_s);
+		PQclear(r);
+		return lost(c);
+	}
+	if (ready < 0 && r == NULL)
+	{
+		snprintf(last_error, sizeof(last_error), "%s",
+				 PQerrorMessage(c->conn));
+		return lost(c);
+	}
+	if (r != NULL && PQresultStatus(r) == PGRES_TUPLES_OK && ready == 1)
 	{
 		*res = r;
 		return CALL_OK;
@@ -142,9 +219,7 @@ call(AgentConn *c, const char *sql, int n, const char *const *values,
 		snprintf(last_error, sizeof(last_error), "%s",
 				 PQerrorMessage(c->conn));
 		PQclear(r);
-		agent_log("lost the connection: %s", last_error);
-		drop_connection(c);
-		return CALL_LOST;
+		return lost(c);
 	}
 	snprintf(last_sqlstate, sizeof(last_sqlstate), "%s", state);
 	snprintf(last_error, sizeof(last_error), "%s",
@@ -165,7 +240,7 @@ agent_claim(AgentConn *c, const char *study, const char *worker,
 	rc = call(c,
 			  "SELECT trial, number, input, timeout_s, grace_s, lease_s "
 			  "FROM tuner.agent_claim($1, $2)",
-			  2, values, &r);
+			  2, values, c->call_timeout_s, &r);
 	if (rc != CALL_OK)
 		return rc;
 	trial->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
@@ -180,7 +255,7 @@ agent_claim(AgentConn *c, const char *study, const char *worker,
 
 /* See conn.h. */
 AgentCall
-agent_heartbeat(AgentConn *c, long long trial)
+agent_heartbeat(AgentConn *c, long long trial, double timeout_s)
 {
 	char id[32];
 	const char *values[1] = {id};
@@ -188,7 +263,7 @@ agent_heartbeat(AgentConn *c, long long trial)
 	AgentCall rc;
 
 	snprintf(id, sizeof(id), "%lld", trial);
-	rc = call(c, "SELECT tuner.heartbeat($1)", 1, values, &r);
+	rc = call(c, "SELECT tuner.heartbeat($1)", 1, values, timeout_s, &r);
 	PQclear(r);
 	return rc;
 }
@@ -230,7 +305,7 @@ agent_finish(AgentConn *c, long long trial, const char *worker,
 			  "SELECT f ->> 'recorded', f ->> 'state', f ->> 'value', "
 			  "f ->> 'error' FROM tuner.agent_finish($1, $2, $3, $4, $5, "
 			  "$6, $7, $8, $9) f",
-			  9, values, &r);
+			  9, values, c->call_timeout_s, &r);
 	if (rc != CALL_OK)
 		return rc;
 	out->recorded = strcmp(PQgetvalue(r, 0, 0), "true") == 0;

@@ -17,9 +17,10 @@ typedef struct AgentConn
 {
 	const char *dsn;
 	double max_backoff_s;
-	PGconn *conn;     /* NULL while disconnected */
-	double backoff_s; /* wait before the next attempt */
-	double next_try;  /* monotonic time of the next attempt */
+	double call_timeout_s; /* longest wait for a claim's or outcome's answer */
+	PGconn *conn;          /* NULL while disconnected */
+	double backoff_s;      /* wait before the next attempt */
+	double next_try;       /* monotonic time of the next attempt */
 } AgentConn;
 
 /* How a call ended. */
@@ -67,12 +68,19 @@ extern bool agent_connect_wait(AgentConn *c, volatile sig_atomic_t *stop);
 extern const char *agent_last_sqlstate(void);
 extern const char *agent_last_error(void);
 
-/* tuner.agent_claim(study, worker) into *trial. */
+/*
+ * tuner.agent_claim(study, worker) into *trial.  This call and
+ * agent_finish wait at most call_timeout_s for the answer.
+ */
 extern AgentCall agent_claim(AgentConn *c, const char *study,
 							 const char *worker, AgentTrial *trial);
 
-/* tuner.heartbeat(trial). */
-extern AgentCall agent_heartbeat(AgentConn *c, long long trial);
+/*
+ * tuner.heartbeat(trial), waiting at most timeout_s seconds for the answer
+ * (CALL_LOST after that).
+ */
+extern AgentCall agent_heartbeat(AgentConn *c, long long trial,
+								 double timeout_s);
 
 /*
  * tuner.agent_finish for a run's result; forced_state and forced_reason

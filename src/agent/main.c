@@ -39,6 +39,7 @@ typedef struct TickState
 	AgentConn *conn;
 	long long trial;
 	double every_s;  /* heartbeat interval */
+	double wait_s;   /* longest wait for a heartbeat's answer */
 	double last_s;   /* elapsed time of the last heartbeat */
 	bool lease_lost; /* a heartbeat found the trial no longer running */
 } TickState;
@@ -101,7 +102,7 @@ tick(void *arg, double elapsed_s)
 	else if (elapsed_s - st->last_s < st->every_s)
 		return NULL;
 	st->last_s = elapsed_s;
-	switch (agent_heartbeat(st->conn, st->trial))
+	switch (agent_heartbeat(st->conn, st->trial, st->wait_s))
 	{
 		case CALL_OK:
 		case CALL_LOST:
@@ -265,6 +266,16 @@ run_trial(AgentConn *c, const AgentOptions *opts, const AgentTrial *t)
 		if (st.every_s < 0.05)
 			st.every_s = 0.05;
 	}
+
+	/*
+	 * A heartbeat unanswered for one interval is taken for a hung
+	 * connection: dropping it then leaves the rest of the lease to
+	 * reconnect and renew.  The runner's deadline waits meanwhile, so it
+	 * is not the long call timeout; at least 1 s for a busy server.
+	 */
+	st.wait_s = st.every_s < 1 ? 1 : st.every_s;
+	if (st.wait_s > opts->call_timeout_s)
+		st.wait_s = opts->call_timeout_s;
 	memset(&spec, 0, sizeof(spec));
 	spec.path = opts->runner_path;
 	spec.argv = opts->runner_argv;
@@ -305,6 +316,7 @@ main(int argc, char **argv)
 	memset(&conn, 0, sizeof(conn));
 	conn.dsn = opts.dsn;
 	conn.max_backoff_s = opts.max_backoff_s;
+	conn.call_timeout_s = opts.call_timeout_s;
 	agent_log("study \"%s\", runner %s", opts.study, opts.runner_path);
 
 	while (!agent_stop_requested && (opts.trials == 0 || done < opts.trials))

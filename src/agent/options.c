@@ -37,6 +37,13 @@ usage(FILE *f)
 		   "at most 10)\n"
 		   "  --max-backoff-s S     longest wait between reconnects (default "
 		   "30)\n"
+		   "  --call-timeout-s S    longest wait for the database to answer a "
+		   "claim or\n"
+		   "                        an outcome before the connection counts "
+		   "as lost\n"
+		   "                        (default 60; heartbeats wait one "
+		   "heartbeat interval,\n"
+		   "                        at least 1 s, at most this)\n"
 		   "  --help                show this help\n\n"
 		   "Exit status: 0 when done or stopped by SIGTERM/SIGINT, 1 when the "
 		   "database\nrefused to give it trials, 2 on a usage error.\n");
@@ -94,6 +101,7 @@ agent_parse_options(int argc, char **argv, AgentOptions *opts)
 		{"trials", required_argument, NULL, 'n'},
 		{"heartbeat-s", required_argument, NULL, 'h'},
 		{"max-backoff-s", required_argument, NULL, 'b'},
+		{"call-timeout-s", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, '?' + 256},
 		{NULL, 0, NULL, 0}};
 	const char *runner = NULL;
@@ -105,6 +113,7 @@ agent_parse_options(int argc, char **argv, AgentOptions *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->dsn = "";
 	opts->max_backoff_s = 30;
+	opts->call_timeout_s = 60;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1)
 	{
 		switch (c)
@@ -135,6 +144,10 @@ agent_parse_options(int argc, char **argv, AgentOptions *opts)
 			case 'b':
 				opts->max_backoff_s =
 					seconds_arg("--max-backoff-s", optarg, 0.1, 3600);
+				break;
+			case 't':
+				opts->call_timeout_s =
+					seconds_arg("--call-timeout-s", optarg, 1, 3600);
 				break;
 			case '?' + 256:
 				usage(stdout);
