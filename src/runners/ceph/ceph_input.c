@@ -246,7 +246,8 @@ parse_options(json_t *in, trial_option *opts, int *nopts, strbuf *err)
 			continue;
 		if (n == CEPH_MAX_OPTIONS)
 			return refuse(err, "more than %d options", CEPH_MAX_OPTIONS);
-		if (strlen(key) >= sizeof(o->name) ||
+		/* "" passes the character test but names no option */
+		if (key[0] == '\0' || strlen(key) >= sizeof(o->name) ||
 			strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
 				strlen(key))
 			return refuse(err, "\"%s\" is not a Ceph option name", key);
