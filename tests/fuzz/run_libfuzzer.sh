@@ -4,8 +4,10 @@
 # each for SECONDS (default 30) from its seed corpus in
 # tests/fuzz/corpus/<target>: logparse (RocksDB db_bench output and LOG),
 # json (the runners' JSON output helpers), fastquery (query language,
-# options, the runner's trial input and "_effective" output), ceph (Ceph's answers, the catalog, the state file).  Fails on any crash, leak, timeout or
-# sanitizer report; prints the executions of each target.
+# options, the runner's trial input and "_effective" output), ceph (Ceph's
+# answers, the catalog, the state file), rocksdb_input and ceph_input (the
+# trial input of tuner_rocksdb and of tuner_ceph).  Fails on any crash,
+# leak, timeout or sanitizer report; prints the executions of each target.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_PER_TARGET=${1:-30}
@@ -36,12 +38,14 @@ build fuzz_json tests/fuzz/fuzz_json.c $COMMON/json.c &
 build fuzz_fastquery tests/fuzz/fuzz_fastquery.c $FQ/query_parse.c $FQ/opts.c $FQ/bins.c \
 	$FQ/trial.c $COMMON/json.c &
 build fuzz_ceph tests/fuzz/fuzz_ceph.c $CEPH/answers.c &
+build fuzz_rocksdb_input tests/fuzz/fuzz_rocksdb_input.c $RDB/rdb_input.c $COMMON/json.c &
+build fuzz_ceph_input tests/fuzz/fuzz_ceph_input.c $CEPH/ceph_input.c $COMMON/json.c &
 for job in $(jobs -p); do
 	wait "$job" || status=1
 done
 [ $status -eq 0 ] || exit 1
 
-for t in logparse json fastquery ceph; do
+for t in logparse json fastquery ceph rocksdb_input ceph_input; do
 	# a scratch copy: new inputs found in the run do not touch the repository
 	mkdir -p "$WORK/corpus-$t"
 	cp tests/fuzz/corpus/$t/* "$WORK/corpus-$t/"

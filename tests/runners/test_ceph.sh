@@ -138,6 +138,10 @@ trial '"no_such_ceph_option": 1'
 rc=$?
 check "an unknown option is refused (exit 2, got $rc)" test "$rc" -eq 2
 check "naming the option" grep -q 'no option named "no_such_ceph_option"' "$WORK/err.txt"
+trial '"": 1'
+rc=$?
+check "an empty option name is refused (exit 2, got $rc)" test "$rc" -eq 2
+check "saying it is not an option name" grep -q '"" is not a Ceph option name' "$WORK/err.txt"
 
 # --- values the cluster writes itself are removed ------------------------
 cephc config set osd.0 osd_mclock_max_capacity_iops_hdd 123.4 >/dev/null 2>&1

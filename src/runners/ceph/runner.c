@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include "answers.h"
 #include "apply.h"
+#include "ceph_input.h"
 #include "cephcmd.h"
 #include "json.h"
 #include "workload.h"
@@ -43,35 +44,7 @@
 #define EXIT_FAILED   1
 #define EXIT_BADINPUT 2
 #define MAX_STDIN     (1 << 20)
-#define MAX_OPTIONS   256
 #define MAX_OSDS      16
-
-typedef struct
-{
-	char cluster_dir[PATH_MAX];
-	char conf[PATH_MAX];
-	char keyring[PATH_MAX];
-	char client_name[64];
-	char pool[128];
-	char cluster_script[PATH_MAX];
-	char state_file[PATH_MAX];
-	workload_spec w;
-	int apply_timeout_s;
-	int timeout_s;
-	bool paired;
-	bool restore;
-	int repeats;
-} settings;
-
-typedef struct
-{
-	char name[128];
-	const char *who;
-	char value[256];
-	opt_kind kind;
-	char effective[256];
-	bool effective_ok;
-} trial_option;
 
 static const char *progname = "tuner_ceph";
 
@@ -117,203 +90,20 @@ on_signal(int sig)
  * Input
  * ---------------------------------------------------------------------
  */
-static json_t *
-read_input(void)
+/* All of stdin (bounded), NUL-terminated; *len is its length. */
+static const char *
+read_input(size_t *len)
 {
 	static char buf[MAX_STDIN + 1];
 	size_t n = 0, r;
-	json_error_t jerr;
-	json_t *j;
 
 	while ((r = fread(buf + n, 1, MAX_STDIN - n, stdin)) > 0)
 		n += r;
 	if (n == MAX_STDIN)
 		die(EXIT_BADINPUT, "input larger than %d bytes", MAX_STDIN);
 	buf[n] = '\0';
-	if (strspn(buf, " \t\r\n") == n)
-		return json_object();
-	j = json_loads(buf, 0, &jerr);
-	if (j == NULL)
-		die(EXIT_BADINPUT, "input is not JSON: %s (line %d)", jerr.text,
-			jerr.line);
-	if (!json_is_object(j))
-		die(EXIT_BADINPUT, "input must be a JSON object, got %s",
-			json_type_name(j));
-	return j;
-}
-
-static void
-set_path(char *dst, const char *src, const char *key)
-{
-	if (strlen(src) >= PATH_MAX)
-		die(EXIT_BADINPUT, "_settings.%s is too long", key);
-	strcpy(dst, src);
-}
-
-static double
-number_setting(json_t *v, const char *key, double min, double max)
-{
-	double x;
-
-	if (!json_is_number(v))
-		die(EXIT_BADINPUT, "_settings.%s must be a number, got %s", key,
-			json_type_name(v));
-	x = json_number_value(v);
-	if (!isfinite(x) || x < min || x > max)
-		die(EXIT_BADINPUT, "_settings.%s must be in [%g, %g], got %g", key,
-			min, max, x);
-	return x;
-}
-
-static void
-parse_settings(json_t *in, settings *s)
-{
-	json_t *js = json_object_get(in, "_settings"), *v;
-	const char *key, *env = getenv("TUNER_CEPH_DIR");
-	char host[64];
-
-	memset(s, 0, sizeof(*s));
-	if (env && env[0])
-		set_path(s->cluster_dir, env, "cluster_dir");
-	else
-		snprintf(s->cluster_dir, PATH_MAX, "/var/tmp/tuner-ceph-%d",
-				 (int)getuid());
-	snprintf(s->client_name, sizeof(s->client_name), "client.admin");
-	snprintf(s->pool, sizeof(s->pool), "tuner");
-	s->w.object_size = 4 << 20;
-	s->w.concurrency = 16;
-	s->w.duration_s = 5;
-	s->w.seed = 1;
-	s->apply_timeout_s = 15;
-	s->timeout_s = 60;
-	s->paired = false;
-	s->restore = false;
-	s->repeats = 1;
-	if (js != NULL && !json_is_object(js))
-		die(EXIT_BADINPUT, "_settings must be an object, got %s",
-			json_type_name(js));
-	/* cluster_dir first: the other paths default to files in it */
-	if ((v = json_object_get(js, "cluster_dir")) != NULL)
-	{
-		if (!json_is_string(v))
-			die(EXIT_BADINPUT, "_settings.cluster_dir must be a string");
-		set_path(s->cluster_dir, json_string_value(v), "cluster_dir");
-	}
-	snprintf(s->conf, PATH_MAX, "%.4000s/ceph.conf", s->cluster_dir);
-	snprintf(s->keyring, PATH_MAX, "%.4000s/client.admin.keyring",
-			 s->cluster_dir);
-	snprintf(s->cluster_script, PATH_MAX, "%.4000s/cluster.sh",
-			 s->cluster_dir);
-	snprintf(s->state_file, PATH_MAX, "%.4000s/tuner_ceph.applied",
-			 s->cluster_dir);
-	json_object_foreach(js, key, v)
-	{
-		if (strcmp(key, "cluster_dir") == 0)
-			continue;
-		if (strcmp(key, "conf") == 0 || strcmp(key, "keyring") == 0 ||
-			strcmp(key, "cluster_script") == 0 ||
-			strcmp(key, "state_file") == 0 || strcmp(key, "pool") == 0 ||
-			strcmp(key, "client_name") == 0)
-		{
-			if (!json_is_string(v) || json_string_length(v) == 0)
-				die(EXIT_BADINPUT, "_settings.%s must be a non-empty string",
-					key);
-			if (strcmp(key, "conf") == 0)
-				set_path(s->conf, json_string_value(v), key);
-			else if (strcmp(key, "keyring") == 0)
-				set_path(s->keyring, json_string_value(v), key);
-			else if (strcmp(key, "cluster_script") == 0)
-				set_path(s->cluster_script, json_string_value(v), key);
-			else if (strcmp(key, "state_file") == 0)
-				set_path(s->state_file, json_string_value(v), key);
-			else if (strcmp(key, "pool") == 0)
-				snprintf(s->pool, sizeof(s->pool), "%s", json_string_value(v));
-			else
-				snprintf(s->client_name, sizeof(s->client_name), "%s",
-						 json_string_value(v));
-		}
-		else if (strcmp(key, "object_size") == 0)
-			s->w.object_size = (size_t)number_setting(v, key, 1, 64 << 20);
-		else if (strcmp(key, "concurrency") == 0)
-			s->w.concurrency = (int)number_setting(v, key, 1, 1024);
-		else if (strcmp(key, "duration_s") == 0)
-			s->w.duration_s = number_setting(v, key, 0.1, 3600);
-		else if (strcmp(key, "seed") == 0)
-			s->w.seed =
-				(uint64_t)number_setting(v, key, 0, 9007199254740992.0);
-		else if (strcmp(key, "repeats") == 0)
-			s->repeats = (int)number_setting(v, key, 1, 16);
-		else if (strcmp(key, "paired") == 0)
-		{
-			if (!json_is_boolean(v))
-				die(EXIT_BADINPUT, "_settings.paired must be true or false");
-			s->paired = json_is_true(v);
-		}
-		else if (strcmp(key, "restore") == 0)
-		{
-			if (!json_is_boolean(v))
-				die(EXIT_BADINPUT, "_settings.restore must be true or false");
-			s->restore = json_is_true(v);
-		}
-		else if (strcmp(key, "apply_timeout_s") == 0)
-			s->apply_timeout_s = (int)number_setting(v, key, 1, 600);
-		/* other keys: study settings the worker may pass; ignored */
-	}
-	gethostname(host, sizeof(host));
-	host[sizeof(host) - 1] = '\0';
-	snprintf(s->w.prefix, sizeof(s->w.prefix), "tuner_ceph_%.40s_%d", host,
-			 (int)getpid());
-}
-
-/* The trial options: every key not starting with "_". */
-static int
-parse_options(json_t *in, trial_option *opts)
-{
-	const char *key;
-	json_t *v;
-	int n = 0;
-
-	json_object_foreach(in, key, v)
-	{
-		trial_option *o;
-
-		if (key[0] == '_')
-			continue;
-		if (n == MAX_OPTIONS)
-			die(EXIT_BADINPUT, "more than %d options", MAX_OPTIONS);
-		if (strlen(key) >= sizeof(o->name) ||
-			strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
-				strlen(key))
-			die(EXIT_BADINPUT, "\"%s\" is not a Ceph option name", key);
-		o = &opts[n++];
-		memset(o, 0, sizeof(*o));
-		strcpy(o->name, key);
-		o->who = option_who(key);
-		if (json_is_integer(v))
-			snprintf(o->value, sizeof(o->value), "%lld",
-					 (long long)json_integer_value(v));
-		else if (json_is_real(v))
-		{
-			double x = json_real_value(v);
-
-			if (!isfinite(x))
-				die(EXIT_BADINPUT, "%s: value must be finite", key);
-			if (x == floor(x) && fabs(x) < 9e15)
-				snprintf(o->value, sizeof(o->value), "%.0f", x);
-			else
-				snprintf(o->value, sizeof(o->value), "%.17g", x);
-		}
-		else if (json_is_boolean(v))
-			snprintf(o->value, sizeof(o->value), "%s",
-					 json_is_true(v) ? "true" : "false");
-		else if (json_is_string(v) && json_string_length(v) < sizeof(o->value))
-			snprintf(o->value, sizeof(o->value), "%s", json_string_value(v));
-		else
-			die(EXIT_BADINPUT,
-				"%s: value must be a number, a boolean or a short string, got %s",
-				key, json_type_name(v));
-	}
-	return n;
+	*len = n;
+	return buf;
 }
 
 /* ---------------------------------------------------------------------
@@ -321,7 +111,7 @@ parse_options(json_t *in, trial_option *opts)
  * ---------------------------------------------------------------------
  */
 static void
-restart_osds(const settings *s)
+restart_osds(const ceph_settings *s)
 {
 	pid_t pid;
 	int status;
@@ -358,7 +148,7 @@ restart_osds(const settings *s)
 /* Marker: restart-only values changed and the OSDs have not restarted yet
  * (a runner killed in between leaves it for the next one). */
 static void
-restart_marker(const settings *s, char *path)
+restart_marker(const ceph_settings *s, char *path)
 {
 	snprintf(path, PATH_MAX, "%.4000s.restart", s->state_file);
 }
@@ -376,7 +166,7 @@ typedef struct
  * value in the configuration database.  Returns whether it restarted.
  */
 static bool
-apply_config(rados_t c, const settings *s, trial_option *opts, int nopts)
+apply_config(rados_t c, const ceph_settings *s, trial_option *opts, int nopts)
 {
 	applied_option *prev;
 	int nprev, i, k, nwatch = 0;
@@ -486,7 +276,7 @@ apply_config(rados_t c, const settings *s, trial_option *opts, int nopts)
  * librados handle, which fetched them when it connected.
  */
 static void
-read_effective(rados_t admin, rados_t bench, const settings *s,
+read_effective(rados_t admin, rados_t bench, const ceph_settings *s,
 			   trial_option *opts, int nopts, const int *osds, int nosds)
 {
 	char err[1024];
@@ -576,7 +366,7 @@ phase_values(const phase_result *r, double *out)
  * three phases, then the removal of every object written.
  */
 static void
-run_once(const ceph_target *t, const settings *s, rados_t admin,
+run_once(const ceph_target *t, const ceph_settings *s, rados_t admin,
 		 trial_option *opts, int nopts, bool read_back, const int *osds,
 		 int nosds, run_metrics *m)
 {
@@ -697,9 +487,11 @@ usage(void)
 int
 main(int argc, char **argv)
 {
-	settings s;
-	json_t *in;
-	trial_option *opts = calloc(MAX_OPTIONS, sizeof(trial_option));
+	ceph_settings s;
+	const char *input = "";
+	size_t input_len = 0;
+	strbuf input_err;
+	trial_option *opts = calloc(CEPH_MAX_OPTIONS, sizeof(trial_option));
 	int nopts, i, nosds, osds[MAX_OSDS];
 	bool reset = false, catalog = false, restarted = false;
 	ceph_target t;
@@ -731,9 +523,16 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
-	in = catalog ? json_object() : read_input();
-	parse_settings(in, &s);
-	nopts = reset ? 0 : parse_options(in, opts);
+	/* --catalog reads no input: the settings' defaults */
+	if (!catalog)
+		input = read_input(&input_len);
+	if (!ceph_parse_input(input, input_len, !reset, &s, opts, &nopts,
+						  &input_err))
+		die(EXIT_BADINPUT, "%s", input_err.data);
+	sb_free(&input_err);
+	/* the configuration section of each option (apply.c) */
+	for (i = 0; i < nopts; i++)
+		opts[i].who = option_who(opts[i].name);
 
 	t.conf = s.conf;
 	t.keyring = s.keyring;
@@ -899,7 +698,6 @@ main(int argc, char **argv)
 	sb_append(&sb, "}}\n");
 	fputs(sb.data, stdout);
 	sb_free(&sb);
-	json_decref(in);
 	free(opts);
 	free(trial_runs);
 	free(default_runs);

@@ -22,6 +22,7 @@
 #include "json.h"
 #include "logparse.h"
 #include "rdb.h"
+#include "rdb_input.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -50,36 +51,8 @@
 #define EXIT_BADINPUT 2
 #define MAX_STDIN     (1 << 20)
 #define MAX_ARGS      96
-#define MAX_RUNS      40
-
-/* ---------------------------------------------------------------------
- * Table 1 of the paper: the ten tuned parameters, with the runner's
- * defaults (scaled, see README.md) and the limits of what it accepts.
- * ---------------------------------------------------------------------
- */
-typedef struct
-{
-	const char *name;
-	double def;
-	double min;
-	double max;
-	bool integer;
-} param_spec;
-
-#define N_PARAMS 10
-
-static const param_spec params[N_PARAMS] = {
-	{"max_background_compactions", 1, 1, 256, true},
-	{"max_background_flushes", 1, 1, 256, true},
-	{"write_buffer_size", 262144, 1, 2147483648.0, true},
-	{"max_write_buffer_number", 2, 1, 1024, true},
-	{"min_write_buffer_number_to_merge", 1, 1, 1024, true},
-	{"max_bytes_for_level_multiplier", 10, 1, 100, false},
-	{"block_size", 4096, 1, 1073741824.0, true},
-	{"level0_file_num_compaction_trigger", 4, 1, 1048576, true},
-	{"level0_slowdown_writes_trigger", 20, 0, 1048576, true},
-	{"level0_stop_writes_trigger", 36, 0, 1048576, true},
-};
+/* the runs of a trial: repeats, twice when paired */
+#define MAX_RUNS (2 * RDB_MAX_REPEATS)
 
 /* ---------------------------------------------------------------------
  * The fixed, scaled workload (README.md explains every value).
@@ -87,7 +60,6 @@ static const param_spec params[N_PARAMS] = {
  */
 #define KEY_SIZE          48
 #define FILL_VALUE_SIZE   36
-#define DEFAULT_NUM_KEYS  2000000
 #define CACHE_BYTES       (8 << 20)
 #define LEVEL_BASE_BYTES  (1 << 20)
 #define TARGET_FILE_BYTES (256 << 10)
@@ -117,23 +89,6 @@ static const char *const mixgraph_flags[] = {
 	"--sine_d=4500000",
 	"--perf_level=1",
 	NULL};
-
-typedef struct
-{
-	int duration_s;
-	bool paired;
-	int repeats;
-	char work_dir[PATH_MAX];
-	char db_bench[PATH_MAX];
-	long seed;
-	long num_keys;
-	bool direct_io;
-	bool keep_db;
-	double cfg_default[N_PARAMS];
-	double cfg_trial[N_PARAMS];
-	bool trial_given[N_PARAMS];
-	strbuf ignored_settings;
-} settings;
 
 /* Everything one db_bench run measured. */
 typedef struct
@@ -644,7 +599,7 @@ fnv1a(const char *s)
 
 /* The db_bench fill command for the base DB. */
 static void
-fill_args(const settings *st, const char *db_dir, arglist *a)
+fill_args(const rdb_trial *st, const char *db_dir, arglist *a)
 {
 	a->argc = 0;
 	arg_add(a, "%s", st->db_bench);
@@ -668,7 +623,7 @@ fill_args(const settings *st, const char *db_dir, arglist *a)
  * under an exclusive lock so parallel runners share it) and return its path.
  */
 static void
-ensure_base(const settings *st, char *checkpoint)
+ensure_base(const rdb_trial *st, char *checkpoint)
 {
 	char lock_path[PATH_MAX], base[PATH_MAX], ready[PATH_MAX];
 	char fill_db[PATH_MAX], out_path[PATH_MAX], err_path[PATH_MAX];
@@ -742,15 +697,15 @@ ensure_base(const settings *st, char *checkpoint)
 static void
 param_arg(arglist *a, int i, double v)
 {
-	if (params[i].integer)
-		arg_add(a, "--%s=%.0f", params[i].name, v);
+	if (rdb_params[i].integer)
+		arg_add(a, "--%s=%.0f", rdb_params[i].name, v);
 	else
-		arg_add(a, "--%s=%.17g", params[i].name, v);
+		arg_add(a, "--%s=%.17g", rdb_params[i].name, v);
 }
 
 /* The db_bench mixgraph command for one run. */
 static void
-mixgraph_args(const settings *st, const char *db_dir, const double *cfg,
+mixgraph_args(const rdb_trial *st, const char *db_dir, const double *cfg,
 			  arglist *a)
 {
 	int i;
@@ -776,7 +731,7 @@ mixgraph_args(const settings *st, const char *db_dir, const double *cfg,
 	arg_add(a, "--target_file_size_base=%d", TARGET_FILE_BYTES);
 	for (i = 0; mixgraph_flags[i] != NULL; i++)
 		arg_add(a, "%s", mixgraph_flags[i]);
-	for (i = 0; i < N_PARAMS; i++)
+	for (i = 0; i < RDB_N_PARAMS; i++)
 		param_arg(a, i, cfg[i]);
 }
 
@@ -879,7 +834,7 @@ self_cpu_s(void)
 
 /* Restore, run db_bench, finish the deferred work, and measure. */
 static void
-do_run(const settings *st, const char *checkpoint, const char *trial_dir,
+do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 	   const char *role, int repeat, const double *cfg, run_result *r)
 {
 	char db_dir[PATH_MAX], out_path[PATH_MAX], err_path[PATH_MAX];
@@ -1042,189 +997,6 @@ read_stdin(void)
 	return sb.data;
 }
 
-static int
-param_index(const char *name)
-{
-	int i;
-
-	for (i = 0; i < N_PARAMS; i++)
-		if (strcmp(params[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
-/* Validate one configuration object into cfg (defaults already there). */
-static void
-parse_config(json_t *obj, const char *what, double *cfg, bool *given,
-			 bool allow_settings)
-{
-	const char *name;
-	json_t *v;
-
-	json_object_foreach(obj, name, v)
-	{
-		int i;
-		double number;
-
-		/* "_settings", "_trial": the protocol's metadata, not parameters */
-		if (allow_settings && name[0] == '_')
-			continue;
-		i = param_index(name);
-		if (i < 0)
-		{
-			strbuf known;
-			int j;
-
-			sb_init(&known);
-			for (j = 0; j < N_PARAMS; j++)
-				sb_printf(&known, "%s%s", j ? ", " : "", params[j].name);
-			die(EXIT_BADINPUT, "unknown parameter \"%s\" in %s (known: %s)",
-				name, what, known.data);
-		}
-		if (!json_is_number(v))
-			die(EXIT_BADINPUT,
-				"parameter \"%s\" in %s must be a number, not %s", name, what,
-				json_type_name(v));
-		number = json_number_value(v);
-		if (params[i].integer && number != floor(number))
-			die(EXIT_BADINPUT,
-				"parameter \"%s\" in %s must be an integer, got %.17g", name,
-				what, number);
-		if (number < params[i].min || number > params[i].max)
-			die(EXIT_BADINPUT,
-				"parameter \"%s\" in %s is %.17g, outside the accepted range "
-				"[%.17g, %.17g]",
-				name, what, number, params[i].min, params[i].max);
-		cfg[i] = number;
-		if (given)
-			given[i] = true;
-	}
-}
-
-/* An integer setting in [lo, hi]. */
-static long
-int_setting(const json_t *v, const char *name, long lo, long hi)
-{
-	double number = json_is_number(v) ? json_number_value(v) : NAN;
-
-	if (!(number == floor(number)) || number < lo || number > hi)
-		die(EXIT_BADINPUT, "_settings.%s must be an integer in [%ld, %ld]",
-			name, lo, hi);
-	return (long)number;
-}
-
-static bool
-bool_setting(const json_t *v, const char *name)
-{
-	if (!json_is_boolean(v))
-		die(EXIT_BADINPUT, "_settings.%s must be true or false, not %s", name,
-			json_type_name(v));
-	return json_is_true(v);
-}
-
-/* A string setting holding an absolute path. */
-static void
-path_setting(const json_t *v, const char *name, char *out)
-{
-	const char *path = json_is_string(v) ? json_string_value(v) : NULL;
-
-	if (path == NULL || path[0] != '/' || strlen(path) >= PATH_MAX - 200)
-		die(EXIT_BADINPUT, "_settings.%s must be an absolute path", name);
-	snprintf(out, PATH_MAX, "%s", path);
-	while (strlen(out) > 1 && out[strlen(out) - 1] == '/')
-		out[strlen(out) - 1] = '\0';
-}
-
-/* The default work directory: $TMPDIR (or /tmp)/tuner_rocksdb-<uid>. */
-static void
-default_work_dir(char *out)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > PATH_MAX - 300)
-		tmp = "/tmp";
-	snprintf(out, PATH_MAX, "%s/tuner_rocksdb-%u", tmp, (unsigned)geteuid());
-}
-
-/* Parse and validate the whole input. */
-static void
-parse_input(const char *text, settings *st)
-{
-	json_error_t error;
-	/* duplicate keys are refused: which of two values was meant is unknown */
-	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &error);
-	json_t *s;
-	int i;
-
-	memset(st, 0, sizeof(*st));
-	st->duration_s = 30;
-	st->repeats = 1;
-	st->seed = 1;
-	st->num_keys = DEFAULT_NUM_KEYS;
-	st->direct_io = true;
-	snprintf(st->db_bench, PATH_MAX, "/usr/bin/db_bench");
-	default_work_dir(st->work_dir);
-	sb_init(&st->ignored_settings);
-	for (i = 0; i < N_PARAMS; i++)
-	{
-		st->cfg_default[i] = params[i].def;
-		st->cfg_trial[i] = params[i].def;
-	}
-
-	if (root == NULL)
-		die(EXIT_BADINPUT, "input is not valid JSON: %s at line %d column %d",
-			error.text, error.line, error.column);
-	if (!json_is_object(root))
-		die(EXIT_BADINPUT, "input must be a JSON object, not %s",
-			json_type_name(root));
-	s = json_object_get(root, "_settings");
-	if (s != NULL && !json_is_object(s) && !json_is_null(s))
-		die(EXIT_BADINPUT, "_settings must be an object, not %s",
-			json_type_name(s));
-	if (s != NULL && json_is_object(s))
-	{
-		const char *name;
-		json_t *v;
-
-		json_object_foreach(s, name, v)
-		{
-			if (strcmp(name, "duration_s") == 0)
-				st->duration_s = (int)int_setting(v, name, 1, 86400);
-			else if (strcmp(name, "paired") == 0)
-				st->paired = bool_setting(v, name);
-			else if (strcmp(name, "repeats") == 0)
-				st->repeats = (int)int_setting(v, name, 1, MAX_RUNS / 2);
-			else if (strcmp(name, "work_dir") == 0)
-				path_setting(v, name, st->work_dir);
-			else if (strcmp(name, "db_bench") == 0)
-				path_setting(v, name, st->db_bench);
-			else if (strcmp(name, "seed") == 0)
-				st->seed = int_setting(v, name, 0, 2147483647L);
-			else if (strcmp(name, "num_keys") == 0)
-				st->num_keys = int_setting(v, name, 1000, 1000000000L);
-			else if (strcmp(name, "direct_io") == 0)
-				st->direct_io = bool_setting(v, name);
-			else if (strcmp(name, "keep_db") == 0)
-				st->keep_db = bool_setting(v, name);
-			else if (strcmp(name, "default_config") == 0)
-			{
-				if (!json_is_object(v))
-					die(EXIT_BADINPUT,
-						"_settings.default_config must be an object, not %s",
-						json_type_name(v));
-				parse_config(v, "_settings.default_config", st->cfg_default,
-							 NULL, false);
-			}
-			else
-				sb_printf(&st->ignored_settings, "%s%s",
-						  st->ignored_settings.len ? "," : "", name);
-		}
-	}
-	parse_config(root, "the configuration", st->cfg_trial, st->trial_given,
-				 true);
-	json_decref(root);
-}
-
 /* ---------------------------------------------------------------------
  * Output
  * ---------------------------------------------------------------------
@@ -1276,7 +1048,7 @@ key_str(strbuf *sb, const char *key, const char *v, bool comma)
 static double
 eff_value(const rdb_effective *e, int i)
 {
-	const double vals[N_PARAMS] = {
+	const double vals[RDB_N_PARAMS] = {
 		e->max_background_compactions,
 		e->max_background_flushes,
 		e->write_buffer_size,
@@ -1300,20 +1072,20 @@ effective_json(strbuf *sb, const double *cfg, const rdb_effective *e)
 	bool first = true;
 
 	sb_append(sb, "{\"requested\": {");
-	for (i = 0; i < N_PARAMS; i++)
-		key_num(sb, params[i].name, cfg[i], i > 0);
+	for (i = 0; i < RDB_N_PARAMS; i++)
+		key_num(sb, rdb_params[i].name, cfg[i], i > 0);
 	sb_append(sb, "}, \"effective\": {");
-	for (i = 0; i < N_PARAMS; i++)
-		key_num(sb, params[i].name, eff_value(e, i), i > 0);
+	for (i = 0; i < RDB_N_PARAMS; i++)
+		key_num(sb, rdb_params[i].name, eff_value(e, i), i > 0);
 	sb_append(sb, "}, \"corrected\": {");
-	for (i = 0; i < N_PARAMS; i++)
+	for (i = 0; i < RDB_N_PARAMS; i++)
 	{
 		if (eff_value(e, i) == cfg[i])
 			continue;
 		if (!first)
 			sb_append(sb, ", ");
 		first = false;
-		sb_json_string(sb, params[i].name);
+		sb_json_string(sb, rdb_params[i].name);
 		sb_append(sb, ": {");
 		key_num(sb, "requested", cfg[i], false);
 		key_num(sb, "effective", eff_value(e, i), true);
@@ -1374,7 +1146,7 @@ run_json(strbuf *sb, const run_result *r)
 
 /* The metrics object written to stdout. */
 static void
-emit(const settings *st, const char *trial_dir, const run_result *runs, int n)
+emit(const rdb_trial *st, const char *trial_dir, const run_result *runs, int n)
 {
 	strbuf sb;
 	int i;
@@ -1541,8 +1313,8 @@ tool_effective(const char *dir)
 		die(EXIT_FAILED, "%s", err);
 	sb_init(&sb);
 	sb_append(&sb, "{");
-	for (i = 0; i < N_PARAMS; i++)
-		key_num(&sb, params[i].name, eff_value(&e, i), i > 0);
+	for (i = 0; i < RDB_N_PARAMS; i++)
+		key_num(&sb, rdb_params[i].name, eff_value(&e, i), i > 0);
 	key_str(&sb, "options_file", e.options_file, true);
 	sb_append(&sb, "}\n");
 	fwrite(sb.data, 1, sb.len, stdout);
@@ -1559,8 +1331,8 @@ tool_defaults(void)
 
 	sb_init(&sb);
 	sb_append(&sb, "{");
-	for (i = 0; i < N_PARAMS; i++)
-		key_num(&sb, params[i].name, params[i].def, i > 0);
+	for (i = 0; i < RDB_N_PARAMS; i++)
+		key_num(&sb, rdb_params[i].name, rdb_params[i].def, i > 0);
 	sb_append(&sb, "}\n");
 	fwrite(sb.data, 1, sb.len, stdout);
 	sb_free(&sb);
@@ -1574,7 +1346,8 @@ tool_defaults(void)
 int
 main(int argc, char **argv)
 {
-	settings st;
+	rdb_trial st;
+	strbuf err;
 	char *input;
 	char checkpoint[PATH_MAX], trials[PATH_MAX], trial_dir[PATH_MAX];
 	run_result *runs;
@@ -1594,7 +1367,9 @@ main(int argc, char **argv)
 	install_signals();
 	umask(077);
 	input = read_stdin();
-	parse_input(input, &st);
+	if (!rdb_parse_input(input, &st, &err))
+		die(EXIT_BADINPUT, "%s", err.data);
+	sb_free(&err);
 	free(input);
 
 	ensure_dir_path(st.work_dir);
@@ -1630,6 +1405,6 @@ main(int argc, char **argv)
 	}
 	emit(&st, trial_dir, runs, nruns);
 	free(runs);
-	sb_free(&st.ignored_settings);
+	rdb_trial_free(&st);
 	return 0;
 }
