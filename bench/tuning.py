@@ -1,11 +1,11 @@
 """
 tuning.py
-    What the preset tuning benchmarks (bench/rocksdb, bench/fastquery)
-    share: a log kept for the results file, studies of a preset run through
-    tuner.run, direct runs of the preset's runner as the server runs it, a
-    random search of the preset's space with those runs, re-measurement of
-    the winners paired against the default, and verdicts on the re-measured
-    ratios.  A benchmark names its objective `key` (a ratio to the default
+    What the preset tuning benchmarks (bench/rocksdb, bench/fastquery,
+    bench/ceph) share: a log kept for the results file, studies of a preset
+    run through tuner.run, direct runs of the preset's runner as the server
+    runs it, a random search of the preset's space with those runs,
+    re-measurement of the winners paired against the default, the paired
+    measurement's noise, and verdicts on the re-measured ratios.  A benchmark names its objective `key` (a ratio to the default
     configuration, higher is better) and the columns of its tables.
 """
 import json
@@ -78,23 +78,30 @@ def trial_rows(conn, study, key):
     return out
 
 
-def run_study(conn, name, preset, objective, settings, trials, timeout_s, table, key, algorithm="gp-ei"):
-    """Create study `name` of `preset` (objective None: the preset's), run
-    `trials` trials with one background worker, log each trial as it
-    completes; the study's best single trial and what it keeps
+def run_study(conn, name, preset, objective, settings, trials, timeout_s, table, key, algorithm="gp-ei",
+              algorithm_options=None):
+    """Create study `name` of `preset` (objective None: the preset's), set
+    its algorithm (with algorithm_options, e.g. sapphire's explore and
+    top_k), run `trials` trials with one background worker, log each trial
+    as it completes; the study's best single trial and what it keeps
     (tuner.recommend)."""
     q(conn, "SELECT tuner.drop_study(name) FROM tuner.study WHERE name = %s", (name,))
     q(conn, "SELECT tuner.create_study(%s, %s, preset => %s, settings => %s)",
       (name, objective, preset, json.dumps(settings)))
-    q(conn, "SELECT tuner.set_algorithm(%s, %s)", (name, algorithm))
+    q(conn, "SELECT tuner.set_algorithm(%s, %s, %s)", (name, algorithm, json.dumps(algorithm_options or {})))
     # The model takes over once n_initial trials are complete (the default
     # trial counts): the study's setting (a preset sets one), else
-    # clamp(d + 1, 4, 10).
-    d, stored = q(conn, """SELECT st.parameters, (s.settings ->> 'n_initial')::int
-                             FROM tuner.studies st JOIN tuner.study s ON s.name = st.name
-                            WHERE st.name = %s""", (name,))[0]
+    # clamp(d + 1, 4, 10); sapphire's once `explore` trials are complete.
+    d, stored, explore = q(conn, """SELECT st.parameters, (s.settings ->> 'n_initial')::int,
+                                           (s.settings #>> '{sapphire,explore}')::int
+                                      FROM tuner.studies st JOIN tuner.study s ON s.name = st.name
+                                     WHERE st.name = %s""", (name,))[0]
     n_init = stored or max(4, min(10, d + 1))
-    if trials <= n_init:
+    if algorithm == "sapphire":
+        if explore is not None and trials <= explore:
+            log("note: sapphire explores %d trials: no model trial in %d (the first is %d)" %
+                (explore, trials, explore + 1))
+    elif trials <= n_init:
         log("note: n_initial = %d: trials 1..%d are the default and space-filling points, no %s trial "
             "(the first model trial is %d; --n-initial changes it)" % (n_init, trials, algorithm, n_init + 1))
     started = q(conn, "SELECT tuner.run(%s, %s)", (name, trials))[0][0]
@@ -301,6 +308,39 @@ def interval(ratios):
         tq = {2: 12.71, 3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57, 7: 2.45, 8: 2.36, 9: 2.31, 10: 2.26}.get(n, 2.2)
     h = tq * sd / math.sqrt(n)
     return math.exp(m), math.exp(m - h), math.exp(m + h)
+
+
+def finite(v):
+    """v when it is a finite number, else None (a runner's NaN, a missing value)."""
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+
+def cv(values):
+    """Coefficient of variation (sample standard deviation over the mean) of
+    the finite values; None below two of them or at mean 0."""
+    xs = [v for v in map(finite, values) if v is not None]
+    if len(xs) < 2:
+        return None
+    m = sum(xs) / len(xs)
+    if m == 0:
+        return None
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) / m
+
+
+def paired_noise(control, others, key, raw_key, within_key):
+    """How noisy the paired measurement is, from the metrics of paired runs:
+    `control` are runs of the default configuration against itself,
+    `others` every other paired run.  The control's ratios (`key`) with their
+    CV across runs; the mean CV of the per-pair ratios within a run
+    (`within_key`, the runner's, defined from two pairs on); and the CV of
+    the default's raw measurement (`raw_key`) over the control and every
+    other run: the drift between runs that pairing is there to cancel."""
+    ratios = [v for v in (finite(m.get(key)) for m in control) if v is not None]
+    within = [v for v in (finite(m.get(within_key)) for m in control) if v is not None]
+    raw = [v for v in (finite(m.get(raw_key)) for m in list(control) + list(others)) if v is not None]
+    return {"n": len(ratios), "ratios": ratios, "gmean": interval(ratios)[0], "cv": cv(ratios),
+            "n_within": len(within), "within_cv": sum(within) / len(within) if within else None,
+            "n_raw": len(raw), "raw_cv": cv(raw)}
 
 
 def remeasure(runner, candidates, reps, key, detail):

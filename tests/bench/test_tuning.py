@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """
 test_tuning.py: the parts of bench/tuning.py that need no server (the
-random search's sampling, the re-measurement's interval, the verdicts),
+random search's sampling, the re-measurement's interval, the verdicts,
+the paired measurement's noise),
 checked against scipy and hand-computed cases.  Run with Debian's python3.
 """
 import math
@@ -102,6 +103,50 @@ class Verdicts(unittest.TestCase):
         v = tuning.verdicts([cand("default", 0.98), cand("study s1", 0.8), cand("random best", 0.7)], 1.5, 0.9)
         self.assertEqual(v["ceiling"], 1.0)
         self.assertEqual([s["ceiling"] for s in v["studies"]], [False])
+
+
+class Noise(unittest.TestCase):
+    def test_cv_against_numpy(self):
+        import numpy as np
+        xs = [1.02, 0.91, 1.10, 0.97, 1.05, 0.88]
+        self.assertAlmostEqual(tuning.cv(xs), np.std(xs, ddof=1) / np.mean(xs), places=12)
+
+    def test_cv_by_hand(self):
+        # mean 2, sample sd sqrt(((1)^2 + (1)^2) / 1) = sqrt(2)
+        self.assertAlmostEqual(tuning.cv([1.0, 3.0]), math.sqrt(2) / 2, places=12)
+        self.assertEqual(tuning.cv([5.0, 5.0, 5.0]), 0.0)
+
+    def test_cv_skips_what_is_not_a_finite_number(self):
+        # the runner's NaN (one pair), a missing metric, a bool are no values
+        self.assertAlmostEqual(tuning.cv([1.0, float("nan"), None, 3.0, float("inf"), True]),
+                               math.sqrt(2) / 2, places=12)
+        self.assertIsNone(tuning.cv([1.0, float("nan"), None]))
+        self.assertIsNone(tuning.cv([]))
+        self.assertIsNone(tuning.cv([-1.0, 1.0]))      # mean 0
+
+    def test_paired_noise(self):
+        control = [{"write_ratio": 0.9, "write_ratio_cv": 0.10, "write_mbps_default": 50.0},
+                   {"write_ratio": 1.1, "write_ratio_cv": 0.20, "write_mbps_default": 100.0},
+                   {"write_ratio": 1.0, "write_ratio_cv": float("nan"), "write_mbps_default": 75.0},
+                   {}]                                  # a failed run: no metrics
+        others = [{"write_ratio": 1.6, "write_mbps_default": 25.0}, {"write_mbps_default": None}]
+        n = tuning.paired_noise(control, others, "write_ratio", "write_mbps_default", "write_ratio_cv")
+        self.assertEqual(n["n"], 3)
+        self.assertEqual(n["ratios"], [0.9, 1.1, 1.0])
+        self.assertAlmostEqual(n["gmean"], (0.9 * 1.1 * 1.0) ** (1 / 3), places=12)
+        self.assertAlmostEqual(n["cv"], 0.1, places=12)          # sd 0.1 around 1.0
+        # the within-run CV only where the runner defined it (2+ pairs)
+        self.assertEqual(n["n_within"], 2)
+        self.assertAlmostEqual(n["within_cv"], 0.15, places=12)
+        # the raw default over the control and the other runs: 25..100
+        self.assertEqual(n["n_raw"], 4)
+        self.assertAlmostEqual(n["raw_cv"], tuning.cv([50.0, 100.0, 75.0, 25.0]), places=12)
+        self.assertGreater(n["raw_cv"], n["cv"])    # the drift pairing cancels
+
+    def test_paired_noise_empty(self):
+        n = tuning.paired_noise([], [], "write_ratio", "write_mbps_default", "write_ratio_cv")
+        self.assertEqual((n["n"], n["gmean"], n["cv"], n["n_within"], n["within_cv"], n["n_raw"], n["raw_cv"]),
+                         (0, None, None, 0, None, 0, None))
 
 
 if __name__ == "__main__":
