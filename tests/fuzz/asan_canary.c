@@ -1,0 +1,30 @@
+/*
+ * asan_canary.c: a C function with a deliberate heap buffer overflow, for
+ * run_sql_fuzz.sh only (never installed).  After the fuzzer, the script
+ * calls it in the same server and requires a sanitizer report naming it:
+ * "0 sanitizer reports" means something only if a report from a backend
+ * would have reached the directory the script reads.
+ */
+#include "postgres.h"
+
+#include <stdlib.h>
+
+#include "fmgr.h"
+
+PG_MODULE_MAGIC;
+
+PG_FUNCTION_INFO_V1(asan_canary);
+
+Datum
+asan_canary(PG_FUNCTION_ARGS)
+{
+	/* malloc, not palloc: ASan sees malloc's bounds, not a context's chunks */
+	volatile char *p = malloc(8);
+	int			past;
+
+	if (p == NULL)
+		elog(ERROR, "out of memory");
+	past = p[8];
+	free((void *) p);
+	PG_RETURN_INT32(past);
+}
