@@ -1,9 +1,9 @@
 /*
- * asan_canary.c: a C function with a deliberate heap buffer overflow, for
+ * asan_canary.c: C functions with deliberate undefined behaviour, for
  * run_sql_fuzz.sh only (never installed).  After the fuzzer, the script
- * calls it in the same server and requires a sanitizer report naming it:
- * "0 sanitizer reports" means something only if a report from a backend
- * would have reached the directory the script reads.
+ * calls each in the same server and requires a report naming it: "0
+ * sanitizer reports" means something only if a report from a backend,
+ * ASan's or UBSan's, would have reached the directory the script reads.
  */
 #include "postgres.h"
 
@@ -14,7 +14,9 @@
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(asan_canary);
+PG_FUNCTION_INFO_V1(ubsan_canary);
 
+/* A heap buffer overflow, for ASan. */
 Datum
 asan_canary(PG_FUNCTION_ARGS)
 {
@@ -27,4 +29,13 @@ asan_canary(PG_FUNCTION_ARGS)
 	past = p[8];
 	free((void *) p);
 	PG_RETURN_INT32(past);
+}
+
+/* A shift past the width of int, for UBSan (ASan does not see it). */
+Datum
+ubsan_canary(PG_FUNCTION_ARGS)
+{
+	volatile int width = 40;
+
+	PG_RETURN_INT32(1 << width);
 }

@@ -12,7 +12,7 @@
 # the kept build stays clean and concurrent runs do not meet.
 # Fails when the server crashes, a sanitizer writes a report, an error is
 # XX000 (internal error), or the backend's memory grows past its bound;
-# and when a deliberate overflow at the end (asan_canary.c) is not reported.
+# and when the deliberate errors at the end (asan_canary.c) are not reported.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 CALLS=${1:-10000}
@@ -152,21 +152,31 @@ if ls "$WORK"/san/* >/dev/null 2>&1; then
 	status=1
 fi
 
-# 6. The canary: a deliberate heap overflow in a backend of this server
-# must leave a report in $WORK/san.  (Its backend aborts; the server
-# restarts its other processes, which is why this comes last.)
-if [ $status -eq 0 ]; then
+# 6. The canaries: a deliberate heap overflow and a deliberate shift past
+# int's width, each in a backend of this server, must each leave a report
+# in $WORK/san.  (Each backend aborts and the server restarts its other
+# processes, which is why this comes last.)
+canary() {
+	local fn=$1 want=$2
+	for _ in $(seq 30); do
+		pg_isready -q -h "$WORK" -p "$PORT" && break
+		sleep 1
+	done
 	PGHOST=$WORK PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres psql -X -q -c \
-		"CREATE FUNCTION pg_temp.asan_canary() RETURNS int AS '$WORK/asan_canary.so', 'asan_canary' LANGUAGE C; SELECT pg_temp.asan_canary();" \
+		"CREATE FUNCTION pg_temp.$fn() RETURNS int AS '$WORK/asan_canary.so', '$fn' LANGUAGE C; SELECT pg_temp.$fn();" \
 		>"$WORK/canary.log" 2>&1
 	sleep 2
-	if grep -qs 'heap-buffer-overflow' "$WORK"/san/* && grep -qs 'in asan_canary' "$WORK"/san/*; then
-		echo "run_sql_fuzz: the canary's overflow was reported (the reports reach $WORK/san)"
+	if grep -qs "$want" "$WORK"/san/* && grep -qs "in $fn " "$WORK"/san/*; then
+		echo "run_sql_fuzz: $fn's deliberate error was reported: $want"
 	else
-		echo "run_sql_fuzz: the canary's deliberate overflow left no report:" >&2
+		echo "run_sql_fuzz: $fn's deliberate error left no report in $WORK/san:" >&2
 		cat "$WORK/canary.log" "$WORK"/san/* >&2 2>/dev/null
 		status=1
 	fi
+}
+if [ $status -eq 0 ]; then
+	canary ubsan_canary 'shift exponent 40 is too large'
+	canary asan_canary 'heap-buffer-overflow'
 fi
 if [ $status -eq 0 ]; then
 	echo "run_sql_fuzz: no crash, no sanitizer report ($(($(date +%s) - t0)) s in all)"
