@@ -22,12 +22,12 @@ asan_canary(PG_FUNCTION_ARGS)
 {
 	/* malloc, not palloc: ASan sees malloc's bounds, not a context's chunks */
 	volatile char *p = malloc(8);
-	int			past;
+	int past;
 
 	if (p == NULL)
 		elog(ERROR, "out of memory");
 	past = p[8];
-	free((void *) p);
+	free((void *)p);
 	PG_RETURN_INT32(past);
 }
 
