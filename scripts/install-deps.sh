@@ -16,6 +16,7 @@ PACKAGES=(
 	clang-format
 	clang-14
 	libclang-rt-14-dev
+	bzip2
 	libipc-run-perl
 	postgresql-15-cron
 	libxml2-utils

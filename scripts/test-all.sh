@@ -6,9 +6,10 @@
 #   format     clang-format check of src/ (fails on any difference)
 #   unit       C unit tests of src/core (make unittest)
 #   fuzz       tests/fuzz: every SQL function 10,000 times with bad input
-#              against a UBSan build in its own server, then libFuzzer
+#              in a PostgreSQL 15 built from Debian's source with ASan and
+#              UBSan (its build is most of the time), then libFuzzer
 #              (ASan+UBSan) on the runners' parsers: JSON, RocksDB LOG,
-#              FastQuery queries and options, Ceph answers (~5 min)
+#              FastQuery queries and options, Ceph answers
 #   runner-rocksdb  tests/runners/test_rocksdb.sh (tuner_rocksdb, real db_bench)
 #   runner-fastquery  tests/runners/test_fastquery.sh (tuner_fastquery, real
 #              MPICH ranks and parallel HDF5 files; the paired runner)
@@ -120,6 +121,8 @@ suite build build
 suite format format_check
 suite unit make unittest
 # Bad input at volume: sanitized builds, fails on any crash or report.
+# run_sql_fuzz.sh first builds PostgreSQL with ASan and UBSan (kept in
+# /var/tmp/tuner-pg15-asan for later runs on the same machine).
 fuzz() {
 	bash tests/fuzz/run_sql_fuzz.sh 10000 && bash tests/fuzz/run_libfuzzer.sh 20
 }

@@ -1,38 +1,35 @@
 #!/bin/bash
 # run_sql_fuzz.sh [CALLS] [SEED]: call every SQL function of schema tuner
-# with generated bad and extreme input (tests/fuzz/sql_fuzz.py) against a
-# build with AddressSanitizer and UBSan, in a throwaway server of its own.
+# with generated bad and extreme input (tests/fuzz/sql_fuzz.py) in a
+# throwaway PostgreSQL 15 server built with AddressSanitizer and UBSan.
 #
-# The extension is compiled with clang in a copy of the tree (the worktree's
-# own gcc objects stay as they are) and installed into a private directory
-# loaded with extension_destdir / dynamic_library_path, never into the
-# system.  The server is stock Debian PostgreSQL (not instrumented) with
-# clang's sanitizer runtime preloaded.
+# The server is PostgreSQL 15 compiled from Debian's source package by
+# clang 14 with -fsanitize=address,undefined and assertions
+# (tests/fuzz/build_asan_postgres.sh, kept in /var/tmp between runs).  The
+# extension is compiled with that server's pg_config (same compiler and
+# sanitizer flags) in a copy of the tree, so the worktree's own gcc objects
+# stay as they are, and installed into a copy of that server's prefix, so
+# the kept build stays clean and concurrent runs do not meet.
 # Fails when the server crashes, a sanitizer writes a report, an error is
-# XX000 (internal error), or the backend's memory grows past its bound.
+# XX000 (internal error), or the backend's memory grows past its bound;
+# and when the deliberate errors at the end (asan_canary.c) are not reported.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
+cd "$(dirname "$0")/../.." || exit 1
 CALLS=${1:-10000}
 SEED=${2:-20261130}
 PYTHON=/usr/bin/python3
+PG_ASAN_PREFIX=${PG_ASAN_PREFIX:-/var/tmp/tuner-pg15-asan}
+# Every program of that build is sanitized, pg_config too; PostgreSQL's
+# programs leak by design, and LeakSanitizer's exit at the end would drop
+# their unflushed output.
+export ASAN_OPTIONS=detect_leaks=0
 
-# SANITIZE=address,undefined asks for ASan as well, but on Debian 12 the
-# stock postgres binary hangs at startup with clang 14's ASan runtime
-# preloaded (a deadlock in glibc's bindtextdomain under ASan's textdomain
-# interceptor, llvm-project issue 49223), so the default is UBSan only,
-# whose standalone runtime preloads cleanly.  ASan covers the pure-C
-# parsers instead (tests/fuzz/run_libfuzzer.sh).
-SANITIZE=${SANITIZE:-undefined}
-RTDIR=$(ls -d /usr/lib/llvm-14/lib/clang/14*/lib/linux 2>/dev/null | head -1)
-case "$SANITIZE" in
-	*address*) SAN_RT=$RTDIR/libclang_rt.asan-x86_64.so ;;
-	*) SAN_RT=$RTDIR/libclang_rt.ubsan_standalone-x86_64.so ;;
-esac
-if [ ! -f "$SAN_RT" ]; then
-	echo "run_sql_fuzz: clang 14's sanitizer runtime is missing (libclang-rt-14-dev)" >&2
+t0=$(date +%s)
+if ! bash tests/fuzz/build_asan_postgres.sh "$PG_ASAN_PREFIX"; then
+	echo "run_sql_fuzz: building the sanitized PostgreSQL failed" >&2
 	exit 1
 fi
+echo "run_sql_fuzz: sanitized PostgreSQL ready after $(($(date +%s) - t0)) s"
 
 WORK=$(mktemp -d /tmp/tuner-sqlfuzz.XXXXXX)
 chmod 755 "$WORK"
@@ -61,34 +58,55 @@ as_postgres() {
 	fi
 }
 
-# 1. Sanitized build in a copy of the tree.  Debian's pg_config CFLAGS are
-# gcc's (-fexcess-precision=standard), so CFLAGS is replaced; PostgreSQL's
-# headers use gnu_printf, which clang ignores with a warning.
-SAN="-fsanitize=$SANITIZE -fno-sanitize-recover=all -fno-omit-frame-pointer"
+# 1. This run's copy of the server (hard links where the file system
+# allows; nothing in it is written, files are only added).
+PG=$WORK/pg
+cp -al "$PG_ASAN_PREFIX" "$PG" 2>/dev/null || cp -a "$PG_ASAN_PREFIX" "$PG" || exit 1
+PG_CONFIG=$PG/bin/pg_config
+PKGLIB=$($PG_CONFIG --pkglibdir)
+SHARE=$($PG_CONFIG --sharedir)
+
+# 2. The extension, with the server's CFLAGS (clang 14, the sanitizers).
 mkdir -p "$WORK/build"
 cp -r Makefile tuner.control sql src "$WORK/build/"
-if ! nice -n 10 make -s -C "$WORK/build" -j2 tuner.so CC=clang-14 with_llvm=no \
-	CFLAGS="-O1 -g -fno-strict-aliasing -fwrapv -Wno-ignored-attributes $SAN -DUSE_ASSERT_CHECKING" \
-	LDFLAGS_SL="-shared-libsan $SAN" > "$WORK/build.log" 2>&1; then
+if ! nice -n 10 make -s -C "$WORK/build" -j2 tuner.so PG_CONFIG="$PG_CONFIG" \
+	> "$WORK/build.log" 2>&1; then
 	tail -30 "$WORK/build.log"
 	echo "run_sql_fuzz: sanitized build failed" >&2
 	exit 1
 fi
-D=$WORK/dest
-# where extension_destdir looks for $libdir/tuner (as make install DESTDIR=)
-LIB=$D/usr/lib/postgresql/15/lib
-mkdir -p "$LIB" "$D/usr/share/postgresql/15/extension"
-cp "$WORK/build/tuner.so" "$LIB/"
-cp tuner.control sql/tuner--*.sql "$D/usr/share/postgresql/15/extension/"
-chmod -R a+rX "$D"
+cp "$WORK/build/tuner.so" "$PKGLIB/"
+cp tuner.control sql/tuner--*.sql "$SHARE/extension/"
+# The canary, built the same way but not installed: loaded by its path.
+CC=$($PG_CONFIG --cc)
+# shellcheck disable=SC2046
+if ! $CC $($PG_CONFIG --cflags) $($PG_CONFIG --cflags_sl) -I"$($PG_CONFIG --includedir-server)" \
+	-shared -o "$WORK/asan_canary.so" tests/fuzz/asan_canary.c >> "$WORK/build.log" 2>&1; then
+	tail -30 "$WORK/build.log"
+	echo "run_sql_fuzz: building the canary failed" >&2
+	exit 1
+fi
+# Instrumented, not merely linked: the code calls the sanitizers' checks.
+for f in "$PKGLIB/tuner.so" "$PG/bin/postgres"; do
+	syms=$(nm "$f")
+	for sym in __asan_report_load8 __ubsan_handle_; do
+		if ! grep -q "$sym" <<<"$syms"; then
+			echo "run_sql_fuzz: $f has no $sym: not built with ASan and UBSan" >&2
+			exit 1
+		fi
+	done
+done
+chmod -R a+rX "$WORK"
 
-# 2. A throwaway server with the sanitizer runtime preloaded.  PostgreSQL is
-# not built for LeakSanitizer (it frees by memory context, at exit not at
-# all), so leaks are not reported; memory growth is measured instead.
-mkdir -p "$WORK/asan"
-chown postgres "$WORK/asan" 2>/dev/null
-as_postgres /usr/lib/postgresql/15/bin/initdb -D "$WORK/data" -A trust -U postgres >"$WORK/initdb.log" 2>&1 || {
-	cat "$WORK/initdb.log"
+# 3. A throwaway server.  PostgreSQL frees by memory context (at exit not
+# at all), so leak detection is off; memory growth is measured instead.
+# ASan and UBSan write their reports into $WORK/san, one file per process.
+mkdir -p "$WORK/san"
+chown postgres "$WORK/san" 2>/dev/null
+SAN_ENV=(ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:disable_coredump=1:log_path=$WORK/san/report"
+	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$WORK/san/report")
+as_postgres "${SAN_ENV[@]}" "$PG/bin/initdb" -D "$WORK/data" -A trust -U postgres >"$WORK/initdb.log" 2>&1 || {
+	cat "$WORK/initdb.log" "$WORK"/san/* 2>/dev/null
 	exit 1
 }
 PORT=$((20000 + RANDOM % 20000))
@@ -96,47 +114,71 @@ cat >> "$WORK/data/postgresql.conf" <<EOF
 listen_addresses = ''
 port = $PORT
 unix_socket_directories = '$WORK'
-extension_destdir = '$D'
-dynamic_library_path = '$LIB:/usr/lib/postgresql/15/lib'
 max_worker_processes = 8
 log_min_messages = warning
 EOF
-ASAN_OPTS="detect_leaks=0:abort_on_error=1:disable_coredump=1:log_path=$WORK/asan/asan:detect_odr_violation=0"
-UBSAN_OPTS="print_stacktrace=1:halt_on_error=1:log_path=$WORK/asan/ubsan"
-# postgres itself, not pg_ctl, so that the runtime's options reach it.
 touch "$WORK/server.log"
 chown postgres "$WORK/server.log" 2>/dev/null
-as_postgres LD_PRELOAD="$SAN_RT" ASAN_OPTIONS="$ASAN_OPTS" UBSAN_OPTIONS="$UBSAN_OPTS" \
-	/usr/lib/postgresql/15/bin/postgres -D "$WORK/data" >>"$WORK/server.log" 2>&1 &
+as_postgres "${SAN_ENV[@]}" "$PG/bin/postgres" -D "$WORK/data" >>"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
-for _ in $(seq 60); do
+for _ in $(seq 120); do
 	pg_isready -q -h "$WORK" -p "$PORT" && break
 	sleep 1
 done
 if ! pg_isready -q -h "$WORK" -p "$PORT"; then
-	cat "$WORK/server.log"
+	cat "$WORK/server.log" "$WORK"/san/* 2>/dev/null
 	echo "run_sql_fuzz: the sanitized server did not start" >&2
 	exit 1
 fi
 chmod a+r "$WORK/server.log"
 
-# 3. The fuzzer.
+# 4. The fuzzer.  It checks that its backend runs this postgres and has
+# mapped this tuner.so.
 status=0
+t1=$(date +%s)
 PGHOST=$WORK PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres \
 	nice -n 10 "$PYTHON" tests/fuzz/sql_fuzz.py --calls "$CALLS" --seed "$SEED" \
-	--expect-map "$LIB/tuner.so" || status=1
+	--expect-map "$PKGLIB/tuner.so" --expect-map "$PG/bin/postgres" || status=1
+echo "run_sql_fuzz: the fuzzer took $(($(date +%s) - t1)) s"
 
-# 4. The server's own evidence.
+# 5. The server's own evidence.
 if grep -E 'terminated by signal|was terminated|server process .* exited with exit code [^0]|PANIC' "$WORK/server.log"; then
 	echo "run_sql_fuzz: the server log shows a crashed backend" >&2
 	status=1
 fi
-if ls "$WORK"/asan/* >/dev/null 2>&1; then
+if ls "$WORK"/san/* >/dev/null 2>&1; then
 	echo "run_sql_fuzz: sanitizer reports:" >&2
-	cat "$WORK"/asan/* >&2
+	cat "$WORK"/san/* >&2
 	status=1
 fi
+
+# 6. The canaries: a deliberate heap overflow and a deliberate shift past
+# int's width, each in a backend of this server, must each leave a report
+# in $WORK/san.  (Each backend aborts and the server restarts its other
+# processes, which is why this comes last.)
+canary() {
+	local fn=$1 want=$2
+	for _ in $(seq 30); do
+		pg_isready -q -h "$WORK" -p "$PORT" && break
+		sleep 1
+	done
+	PGHOST=$WORK PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres psql -X -q -c \
+		"CREATE FUNCTION pg_temp.$fn() RETURNS int AS '$WORK/asan_canary.so', '$fn' LANGUAGE C; SELECT pg_temp.$fn();" \
+		>"$WORK/canary.log" 2>&1
+	sleep 2
+	if grep -qs "$want" "$WORK"/san/* && grep -qs "in $fn " "$WORK"/san/*; then
+		echo "run_sql_fuzz: $fn's deliberate error was reported: $want"
+	else
+		echo "run_sql_fuzz: $fn's deliberate error left no report in $WORK/san:" >&2
+		cat "$WORK/canary.log" "$WORK"/san/* >&2 2>/dev/null
+		status=1
+	fi
+}
 if [ $status -eq 0 ]; then
-	echo "run_sql_fuzz: no crash, no sanitizer report"
+	canary ubsan_canary 'shift exponent 40 is too large'
+	canary asan_canary 'heap-buffer-overflow'
+fi
+if [ $status -eq 0 ]; then
+	echo "run_sql_fuzz: no crash, no sanitizer report ($(($(date +%s) - t0)) s in all)"
 fi
 exit $status

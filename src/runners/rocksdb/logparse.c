@@ -14,6 +14,7 @@
 #include "logparse.h"
 #include "json.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,7 +259,8 @@ log_stats_line(log_stats *ls, const char *line)
 	ls->events++;
 	ev = json_object_get(root, "event");
 	jobd = num_member(root, "job");
-	job = isfinite(jobd) ? (int)jobd : -1;
+	/* a job number past int's range is none (and casting it is undefined) */
+	job = isfinite(jobd) && fabs(jobd) <= INT_MAX ? (int)jobd : -1;
 	if (ev == NULL || !json_is_string(ev))
 	{
 		json_decref(root);
