@@ -9,34 +9,10 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static bool refuse(strbuf *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Put the reason into err; returns false for the caller to return. */
-static bool
-refuse(strbuf *err, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	/* out of memory: as the strbuf functions do */
-	if (vasprintf(&msg, fmt, ap) < 0)
-	{
-		fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
-		exit(1);
-	}
-	va_end(ap);
-	sb_append(err, msg);
-	free(msg);
-	return false;
-}
 
 /* The input as a JSON object; NULL with the reason in err. */
 static json_t *
@@ -50,12 +26,14 @@ parse_json(const char *text, size_t len, strbuf *err)
 	j = json_loads(text, 0, &jerr);
 	if (j == NULL)
 	{
-		refuse(err, "input is not JSON: %s (line %d)", jerr.text, jerr.line);
+		sb_refuse(err, "input is not JSON: %s (line %d)", jerr.text,
+				  jerr.line);
 		return NULL;
 	}
 	if (!json_is_object(j))
 	{
-		refuse(err, "input must be a JSON object, got %s", json_type_name(j));
+		sb_refuse(err, "input must be a JSON object, got %s",
+				  json_type_name(j));
 		json_decref(j);
 		return NULL;
 	}
@@ -66,7 +44,7 @@ static bool
 set_path(char *dst, const char *src, const char *key, strbuf *err)
 {
 	if (strlen(src) >= PATH_MAX)
-		return refuse(err, "_settings.%s is too long", key);
+		return sb_refuse(err, "_settings.%s is too long", key);
 	strcpy(dst, src);
 	return true;
 }
@@ -78,12 +56,12 @@ number_setting(json_t *v, const char *key, double min, double max, double *out,
 	double x;
 
 	if (!json_is_number(v))
-		return refuse(err, "_settings.%s must be a number, got %s", key,
-					  json_type_name(v));
+		return sb_refuse(err, "_settings.%s must be a number, got %s", key,
+						 json_type_name(v));
 	x = json_number_value(v);
 	if (!isfinite(x) || x < min || x > max)
-		return refuse(err, "_settings.%s must be in [%g, %g], got %g", key,
-					  min, max, x);
+		return sb_refuse(err, "_settings.%s must be in [%g, %g], got %g", key,
+						 min, max, x);
 	*out = x;
 	return true;
 }
@@ -93,7 +71,7 @@ static bool
 string_setting(ceph_settings *s, const char *key, json_t *v, strbuf *err)
 {
 	if (!json_is_string(v) || json_string_length(v) == 0)
-		return refuse(err, "_settings.%s must be a non-empty string", key);
+		return sb_refuse(err, "_settings.%s must be a non-empty string", key);
 	if (strcmp(key, "conf") == 0)
 		return set_path(s->conf, json_string_value(v), key, err);
 	if (strcmp(key, "keyring") == 0)
@@ -123,14 +101,14 @@ parse_setting(ceph_settings *s, const char *key, json_t *v, strbuf *err)
 	if (strcmp(key, "paired") == 0)
 	{
 		if (!json_is_boolean(v))
-			return refuse(err, "_settings.paired must be true or false");
+			return sb_refuse(err, "_settings.paired must be true or false");
 		s->paired = json_is_true(v);
 		return true;
 	}
 	if (strcmp(key, "restore") == 0)
 	{
 		if (!json_is_boolean(v))
-			return refuse(err, "_settings.restore must be true or false");
+			return sb_refuse(err, "_settings.restore must be true or false");
 		s->restore = json_is_true(v);
 		return true;
 	}
@@ -198,13 +176,13 @@ parse_settings(json_t *in, ceph_settings *s, strbuf *err)
 	s->restore = false;
 	s->repeats = 1;
 	if (js != NULL && !json_is_object(js))
-		return refuse(err, "_settings must be an object, got %s",
-					  json_type_name(js));
+		return sb_refuse(err, "_settings must be an object, got %s",
+						 json_type_name(js));
 	/* cluster_dir first: the other paths default to files in it */
 	if ((v = json_object_get(js, "cluster_dir")) != NULL)
 	{
 		if (!json_is_string(v))
-			return refuse(err, "_settings.cluster_dir must be a string");
+			return sb_refuse(err, "_settings.cluster_dir must be a string");
 		if (!set_path(s->cluster_dir, json_string_value(v), "cluster_dir",
 					  err))
 			return false;
@@ -245,12 +223,12 @@ parse_options(json_t *in, trial_option *opts, int *nopts, strbuf *err)
 		if (key[0] == '_')
 			continue;
 		if (n == CEPH_MAX_OPTIONS)
-			return refuse(err, "more than %d options", CEPH_MAX_OPTIONS);
+			return sb_refuse(err, "more than %d options", CEPH_MAX_OPTIONS);
 		/* "" passes the character test but names no option */
 		if (key[0] == '\0' || strlen(key) >= sizeof(o->name) ||
 			strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
 				strlen(key))
-			return refuse(err, "\"%s\" is not a Ceph option name", key);
+			return sb_refuse(err, "\"%s\" is not a Ceph option name", key);
 		o = &opts[n++];
 		memset(o, 0, sizeof(*o));
 		strcpy(o->name, key);
@@ -262,7 +240,7 @@ parse_options(json_t *in, trial_option *opts, int *nopts, strbuf *err)
 			double x = json_real_value(v);
 
 			if (!isfinite(x))
-				return refuse(err, "%s: value must be finite", key);
+				return sb_refuse(err, "%s: value must be finite", key);
 			if (x == floor(x) && fabs(x) < 9e15)
 				snprintf(o->value, sizeof(o->value), "%.0f", x);
 			else
@@ -274,10 +252,11 @@ parse_options(json_t *in, trial_option *opts, int *nopts, strbuf *err)
 		else if (json_is_string(v) && json_string_length(v) < sizeof(o->value))
 			snprintf(o->value, sizeof(o->value), "%s", json_string_value(v));
 		else
-			return refuse(err,
-						  "%s: value must be a number, a boolean or a short "
-						  "string, got %s",
-						  key, json_type_name(v));
+			return sb_refuse(
+				err,
+				"%s: value must be a number, a boolean or a short "
+				"string, got %s",
+				key, json_type_name(v));
 	}
 	*nopts = n;
 	return true;

@@ -91,32 +91,48 @@ sb_append(strbuf *sb, const char *s)
 	sb_appendn(sb, s, strlen(s));
 }
 
+/* sb_printf's work, on a va_list (copied: it may be read twice). */
+static void
+sb_vprintf(strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list again;
+	int n;
+	char small[256];
+
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= 0 && (size_t)n < sizeof(small))
+		sb_appendn(sb, small, (size_t)n);
+	else if (n >= 0)
+	{
+		char *big = xrealloc(NULL, (size_t)n + 1);
+
+		vsnprintf(big, (size_t)n + 1, fmt, again);
+		sb_appendn(sb, big, (size_t)n);
+		free(big);
+	}
+	va_end(again);
+}
+
 void
 sb_printf(strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
-	char small[256];
 
 	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
+	sb_vprintf(sb, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(small))
-	{
-		sb_appendn(sb, small, (size_t)n);
-		return;
-	}
-	{
-		char *big = xrealloc(NULL, (size_t)n + 1);
+}
 
-		va_start(ap, fmt);
-		vsnprintf(big, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-		sb_appendn(sb, big, (size_t)n);
-		free(big);
-	}
+bool
+sb_refuse(strbuf *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(err, fmt, ap);
+	va_end(ap);
+	return false;
 }
 
 /* Quote and escape; control characters become \u00XX. */

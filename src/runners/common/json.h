@@ -36,6 +36,10 @@ extern void sb_append(strbuf *sb, const char *s);
 extern void sb_appendn(strbuf *sb, const char *s, size_t n);
 extern void sb_printf(strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Append the reason for refusing input to err; returns false, for a
+ * parser to return. */
+extern bool sb_refuse(strbuf *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Append s as a quoted, escaped JSON string. */
 extern void sb_json_string(strbuf *sb, const char *s);
 /* Append a finite number, or null when x is NaN/Inf. */

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,29 +29,6 @@ const param_spec rdb_params[RDB_N_PARAMS] = {
 
 /* The scaled workload's key count (README.md). */
 #define DEFAULT_NUM_KEYS 2000000
-
-static bool refuse(strbuf *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Put the reason into err; returns false for the caller to return. */
-static bool
-refuse(strbuf *err, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	/* out of memory: as the strbuf functions do */
-	if (vasprintf(&msg, fmt, ap) < 0)
-	{
-		fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
-		exit(1);
-	}
-	va_end(ap);
-	sb_append(err, msg);
-	free(msg);
-	return false;
-}
 
 static int
 param_index(const char *name)
@@ -90,26 +66,26 @@ parse_config(json_t *obj, const char *what, double *cfg, bool *given,
 			sb_init(&known);
 			for (j = 0; j < RDB_N_PARAMS; j++)
 				sb_printf(&known, "%s%s", j ? ", " : "", rdb_params[j].name);
-			refuse(err, "unknown parameter \"%s\" in %s (known: %s)", name,
-				   what, known.data);
+			sb_refuse(err, "unknown parameter \"%s\" in %s (known: %s)", name,
+					  what, known.data);
 			sb_free(&known);
 			return false;
 		}
 		if (!json_is_number(v))
-			return refuse(err,
-						  "parameter \"%s\" in %s must be a number, not %s",
-						  name, what, json_type_name(v));
+			return sb_refuse(err,
+							 "parameter \"%s\" in %s must be a number, not %s",
+							 name, what, json_type_name(v));
 		number = json_number_value(v);
 		if (rdb_params[i].integer && number != floor(number))
-			return refuse(
+			return sb_refuse(
 				err, "parameter \"%s\" in %s must be an integer, got %.17g",
 				name, what, number);
 		if (number < rdb_params[i].min || number > rdb_params[i].max)
-			return refuse(err,
-						  "parameter \"%s\" in %s is %.17g, outside the "
-						  "accepted range [%.17g, %.17g]",
-						  name, what, number, rdb_params[i].min,
-						  rdb_params[i].max);
+			return sb_refuse(err,
+							 "parameter \"%s\" in %s is %.17g, outside the "
+							 "accepted range [%.17g, %.17g]",
+							 name, what, number, rdb_params[i].min,
+							 rdb_params[i].max);
 		cfg[i] = number;
 		if (given)
 			given[i] = true;
@@ -125,8 +101,8 @@ int_setting(const json_t *v, const char *name, long lo, long hi, long *out,
 	double number = json_is_number(v) ? json_number_value(v) : NAN;
 
 	if (!(number == floor(number)) || number < lo || number > hi)
-		return refuse(err, "_settings.%s must be an integer in [%ld, %ld]",
-					  name, lo, hi);
+		return sb_refuse(err, "_settings.%s must be an integer in [%ld, %ld]",
+						 name, lo, hi);
 	*out = (long)number;
 	return true;
 }
@@ -135,8 +111,8 @@ static bool
 bool_setting(const json_t *v, const char *name, bool *out, strbuf *err)
 {
 	if (!json_is_boolean(v))
-		return refuse(err, "_settings.%s must be true or false, not %s", name,
-					  json_type_name(v));
+		return sb_refuse(err, "_settings.%s must be true or false, not %s",
+						 name, json_type_name(v));
 	*out = json_is_true(v);
 	return true;
 }
@@ -148,7 +124,7 @@ path_setting(const json_t *v, const char *name, char *out, strbuf *err)
 	const char *path = json_is_string(v) ? json_string_value(v) : NULL;
 
 	if (path == NULL || path[0] != '/' || strlen(path) >= PATH_MAX - 200)
-		return refuse(err, "_settings.%s must be an absolute path", name);
+		return sb_refuse(err, "_settings.%s must be an absolute path", name);
 	snprintf(out, PATH_MAX, "%s", path);
 	while (strlen(out) > 1 && out[strlen(out) - 1] == '/')
 		out[strlen(out) - 1] = '\0';
@@ -201,9 +177,9 @@ parse_setting(const char *name, json_t *v, rdb_trial *st, strbuf *err)
 	else if (strcmp(name, "default_config") == 0)
 	{
 		if (!json_is_object(v))
-			return refuse(err,
-						  "_settings.default_config must be an object, not %s",
-						  json_type_name(v));
+			return sb_refuse(
+				err, "_settings.default_config must be an object, not %s",
+				json_type_name(v));
 		return parse_config(v, "_settings.default_config", st->cfg_default,
 							NULL, false, err);
 	}
@@ -220,15 +196,16 @@ parse_root(json_t *root, const json_error_t *error, rdb_trial *st, strbuf *err)
 	json_t *s;
 
 	if (root == NULL)
-		return refuse(err, "input is not valid JSON: %s at line %d column %d",
-					  error->text, error->line, error->column);
+		return sb_refuse(err,
+						 "input is not valid JSON: %s at line %d column %d",
+						 error->text, error->line, error->column);
 	if (!json_is_object(root))
-		return refuse(err, "input must be a JSON object, not %s",
-					  json_type_name(root));
+		return sb_refuse(err, "input must be a JSON object, not %s",
+						 json_type_name(root));
 	s = json_object_get(root, "_settings");
 	if (s != NULL && !json_is_object(s) && !json_is_null(s))
-		return refuse(err, "_settings must be an object, not %s",
-					  json_type_name(s));
+		return sb_refuse(err, "_settings must be an object, not %s",
+						 json_type_name(s));
 	if (s != NULL && json_is_object(s))
 	{
 		const char *name;
