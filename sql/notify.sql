@@ -5,6 +5,7 @@
 -- prints what it receives, with the sending process's PID masked.
 \set SHOW_CONTEXT never
 SELECT setval('tuner.trial_id_seq', 9000, false) IS NOT NULL AS restarted;
+SELECT setval('tuner.study_id_seq', 9000, false) IS NOT NULL AS restarted;
 -- earlier tests' stale trials are settled now, not in the listener
 SELECT tuner._reconcile() >= 0 AS reconciled;
 
