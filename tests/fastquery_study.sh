@@ -84,11 +84,12 @@ check "each trial's ranks and cb_buffer_size reached ROMIO" \
 	       FROM tuner.trials WHERE study = 'fq'")" t
 check "no process of the study is left" "$(procs_of "$WORK/data" | wc -l)" 0
 
-# 2. A trial longer than trial_timeout_s: 2^22 particles into an empty
-# data dir (gen, build and the queries take several seconds here).
+# 2. A trial longer than trial_timeout_s: 2^24 particles into an empty
+# data dir (gen, build and the queries take ~7 s on a quiet 2-core
+# machine; 2^22 took only 1.8 s there and completed within the timeout).
 q "SELECT tuner.create_study('fq_timeout', preset => 'fastquery', settings => '{\"seed\": 4,
    \"trial_timeout_s\": 3, \"kill_grace_s\": 2,
-   \"runner\": {\"particles\": 4194304, \"data_dir\": \"$WORK/slow\"}}')" >/dev/null
+   \"runner\": {\"particles\": 16777216, \"data_dir\": \"$WORK/slow\"}}')" >/dev/null
 q "SELECT tuner.run('fq_timeout', 1)" >/dev/null
 # mpiexec and the rank name the data dir; the rank's parent is Hydra's
 # proxy (a session of its own, out of reach of a process-group kill).
