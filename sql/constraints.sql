@@ -41,6 +41,13 @@ SELECT m.kind, m.n = (SELECT count(*) FROM tuner.trials t WHERE t.study = 'fz' A
 	   m.outcome_sd > 0 AS scaled, m.parameters
   FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
  WHERE s.name = 'fz' AND m.kind = 'feasibility' ORDER BY m.id DESC LIMIT 1;
+-- The failure model's trend points into the failing region (x > 0.6):
+-- up along x, and more along x than along y.
+SELECT m.trend_intercept IS NOT NULL AS has_trend,
+	   cardinality(m.trend_slopes) AS slopes, m.trend_slopes[1] > 0 AS up_in_x,
+	   abs(m.trend_slopes[1]) > abs(m.trend_slopes[2]) AS mostly_x
+  FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'fz' AND m.kind = 'feasibility' ORDER BY m.id DESC LIMIT 1;
 -- The model steps probe the edge of the failing region, where the
 -- feasible optimum is, and rarely go deep into it.
 SELECT count(*) FILTER (WHERE state = 'failed') AS failed,
@@ -49,6 +56,9 @@ SELECT count(*) FILTER (WHERE state = 'failed') AS failed,
   FROM tuner.trials WHERE study = 'fz' AND source = 'model';
 -- The optimum lies on the edge of the failing region: the best trial is near it.
 SELECT round(value::numeric, 2) <= 0.05 AS near_edge_optimum FROM tuner.best('fz');
+-- With the trend, the corners beyond the failures fail too.
+SELECT tuner.predict_feasibility('fz', '{"x": 1, "y": 0}') < 0.2 AS corner_low,
+	   tuner.predict_feasibility('fz', '{"x": 1, "y": 1}') < 0.2 AS corner_high;
 -- P(feasible): low deep in the failing region, high far from it.
 SELECT tuner.predict_feasibility('fz', '{"x": 0.95, "y": 0.5}') < 0.2 AS crash_side,
 	   tuner.predict_feasibility('fz', '{"x": 0.1, "y": 0.5}') > 0.8 AS safe_side,

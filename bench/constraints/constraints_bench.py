@@ -46,6 +46,13 @@ def branin_fails(u):
     return u[0] > 0.7 or u[1] > 0.75
 
 
+def branin_hole_fails(u):
+    # a disk of radius 0.3 around the centre of the unit square fails: 28%
+    # of the box, reaching no edge, so no linear trend points at it; the
+    # three optima stay outside (the nearest, (3.14, 2.28), at 0.35)
+    return (u[0] - 0.5) ** 2 + (u[1] - 0.5) ** 2 < 0.09
+
+
 def hartmann_fails(u):
     # x1 + x6 > 1.05: 45% of the box; the optimum (sum 0.86) stays outside
     return u[0] + u[5] > 1.05
@@ -65,6 +72,7 @@ def hartmann_distance(x):
 PROBLEMS = {
     "branin-fail": dict(f="branin", fails=branin_fails),
     "hartmann6-fail": dict(f="hartmann6", fails=hartmann_fails),
+    "branin-hole": dict(f="branin", fails=branin_hole_fails),
     "branin-band": dict(f="branin", metric=branin_band, bound=9.0, direction="minimize"),
     "hartmann6-ring": dict(f="hartmann6", metric=hartmann_distance, bound=0.35,
                            direction="maximize"),

@@ -17,7 +17,13 @@
  *	  predictive sd makes P(feasible) tend to a middling value far from
  *	  every trial, so unexplored regions stay reachable.  What it gives
  *	  up: the outcome is not Gaussian, so the probability is a calibrated
- *	  ranking of regions rather than an exact class probability.  A Laplace GP
+ *	  ranking of regions rather than an exact class probability.  The
+ *	  failure model also has a linear trend, fitted before its GP, so that
+ *	  failing regions that reach the box's edges are predicted out there
+ *	  too (feasibility.c, fit_trend), and the acquisition's term (the hook)
+ *	  penalises P(feasible) below 1/2 steeply, so that the model's trials
+ *	  stay where a configuration is predicted more likely to run than not
+ *	  (feasibility.c, penalised).  A Laplace GP
  *	  classifier (logistic, fitted by marginal likelihood; checked against
  *	  scikit-learn) was tried in its place and more than doubled the failed
  *	  trials on bench/constraints' Branin problem (bench/README.md,
@@ -39,6 +45,13 @@ typedef struct FeasibilityTerm
 	double bound;   /* standardised */
 	double y_mean;
 	double y_sd;
+	/*
+	 * Failures only: the standardised outcome's linear trend a + b.(u -
+	 * 1/2), fitted first, the GP modelling what the trend leaves (NULL:
+	 * none).  b is 0 along categorical dimensions.
+	 */
+	double *trend_slopes; /* d */
+	double trend_intercept;
 	int source; /* -1 failures, k outcome constraint k */
 } FeasibilityTerm;
 

@@ -190,6 +190,13 @@ typedef struct ConstraintFit
 	double y_mean; /* standardisation of the outcome */
 	double y_sd;
 	double bound; /* standardised */
+	/*
+	 * The failure model's linear trend of the standardised outcome,
+	 * trend_intercept + trend_slopes . (u - 1/2) (feasibility.h); NaN when
+	 * the term has none.  trend_slopes: d, caller-allocated, or NULL.
+	 */
+	double trend_intercept;
+	double *trend_slopes;
 } ConstraintFit;
 
 typedef struct SuggestResult

@@ -26,7 +26,13 @@
 PG_FUNCTION_INFO_V1(tuner_suggest_point);
 PG_FUNCTION_INFO_V1(tuner_unit_points);
 
-#define SUGGEST_NATTS 42
+/*
+ * Attributes of tuner._suggest_point's row: 44 since 0.2.0 (the failure
+ * model's trend), 42 in 0.1.0, whose SQL may still call this library
+ * between installing it and ALTER EXTENSION ... UPDATE.
+ */
+#define SUGGEST_NATTS     44
+#define SUGGEST_NATTS_0_1 42
 
 /* Check that a parameter array has one element per parameter. */
 static void
@@ -438,11 +444,12 @@ read_linear_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 }
 
 /*
- * The feasibility terms' fits (attributes 32 .. 41): P(feasible) at the
+ * The feasibility terms' fits (attributes 32 .. 43): P(feasible) at the
  * point, then per term (failures first, then each outcome constraint) its
  * number of trials (0: not modelled), lengthscales (a row each),
- * outputscale, noise, mean, log likelihood, the outcome's mean and sd, and
- * the standardised bound.
+ * outputscale, noise, mean, log likelihood, the outcome's mean and sd, the
+ * standardised bound, and its trend's intercept and slopes (a row each;
+ * NaN without a trend).  A 0.1.0 row type ends at 41 and drops the rest.
  */
 static void
 fill_constraint_outputs(const SuggestInput *in, const SuggestResult *result,
@@ -451,6 +458,8 @@ fill_constraint_outputs(const SuggestInput *in, const SuggestResult *result,
 	int nt = 1 + in->n_constraints, d = in->d;
 	int *n = palloc(sizeof(int) * nt);
 	double *ls = palloc(sizeof(double) * nt * d);
+	double *intercepts = palloc(sizeof(double) * nt);
+	double *slopes = palloc(sizeof(double) * nt * d);
 	double *cols[7];
 	int t, j;
 
@@ -462,7 +471,13 @@ fill_constraint_outputs(const SuggestInput *in, const SuggestResult *result,
 
 		n[t] = f->fitted ? f->n : 0;
 		for (j = 0; j < d; j++)
+		{
 			ls[t * d + j] = f->fitted ? f->lengthscales[j] : NAN;
+			slopes[t * d + j] = f->fitted && !isnan(f->trend_intercept)
+									? f->trend_slopes[j]
+									: NAN;
+		}
+		intercepts[t] = f->fitted ? f->trend_intercept : NAN;
 		cols[0][t] = f->outputscale;
 		cols[1][t] = f->noise;
 		cols[2][t] = f->mean;
@@ -477,7 +492,9 @@ fill_constraint_outputs(const SuggestInput *in, const SuggestResult *result,
 	values[34] = PointerGetDatum(tuner_float8_matrix(ls, nt, d));
 	for (j = 0; j < 7; j++)
 		values[35 + j] = PointerGetDatum(tuner_float8_array(cols[j], nt));
-	for (j = 33; j <= 41; j++)
+	values[42] = PointerGetDatum(tuner_float8_array(intercepts, nt));
+	values[43] = PointerGetDatum(tuner_float8_matrix(slopes, nt, d));
+	for (j = 33; j <= 43; j++)
 		nulls[j] = false;
 }
 
@@ -694,6 +711,9 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != SUGGEST_NATTS && tupdesc->natts != SUGGEST_NATTS_0_1)
+		elog(ERROR, "tuner._suggest_point returns %d attributes, not %d",
+			 tupdesc->natts, SUGGEST_NATTS);
 
 	suggestcxt = AllocSetContextCreate(CurrentMemoryContext, "tuner suggest",
 									   ALLOCSET_DEFAULT_SIZES);
@@ -799,8 +819,12 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		int t;
 
 		for (t = 0; t <= input.n_constraints; t++)
+		{
 			result.constraint_fits[t].lengthscales =
 				palloc0(mul_size(d, sizeof(double)));
+			result.constraint_fits[t].trend_slopes =
+				palloc0(mul_size(d, sizeof(double)));
+		}
 	}
 
 	CHECK_FOR_INTERRUPTS();
