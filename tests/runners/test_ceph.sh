@@ -142,6 +142,11 @@ trial '"": 1'
 rc=$?
 check "an empty option name is refused (exit 2, got $rc)" test "$rc" -eq 2
 check "saying it is not an option name" grep -q '"" is not a Ceph option name' "$WORK/err.txt"
+trial '"osd\nmax": 1'
+rc=$?
+check "a name with a newline is refused (exit 2, got $rc)" test "$rc" -eq 2
+check "on one last stderr line, the newline escaped" \
+	grep -qF '"osd\x0amax" is not a Ceph option name' <<<"$(tail -1 "$WORK/err.txt")"
 
 # --- values the cluster writes itself are removed ------------------------
 cephc config set osd.0 osd_mclock_max_capacity_iops_hdd 123.4 >/dev/null 2>&1

@@ -213,6 +213,10 @@ done
 echo "{\"ranks\": 3, \"_settings\": {$S, \"max_ranks\": 2}}" | "$RUNNER" >/dev/null 2>"$T/bad.err"
 check "ranks above max_ranks exits 2 with a reason" \
 	bash -c "[ $? -eq 2 ] && tail -1 '$T/bad.err' | grep -q 'ranks 3 exceeds setting max_ranks 2'"
+# a newline in a parameter name stays escaped on the last stderr line
+echo "{\"bad\\nkey\": 1, \"_settings\": {$S}}" | "$RUNNER" >/dev/null 2>"$T/bad.err"
+check "a newline in a parameter name exits 2, escaped on the last line" \
+	bash -c "[ $? -eq 2 ] && tail -1 '$T/bad.err' | grep -qF 'unknown parameter \"bad\\x0akey\"'"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

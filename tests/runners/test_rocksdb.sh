@@ -122,6 +122,7 @@ badinput "bad input: non-integer" '{"write_buffer_size": 1.5}' 'must be an integ
 badinput "bad input: out of range" '{"max_write_buffer_number": 0}' 'outside the accepted range'
 badinput "bad input: bad settings" '{"_settings": {"duration_s": "long"}}' '_settings.duration_s must be an integer'
 badinput "bad input: bad default_config" '{"_settings": {"default_config": {"nope": 1}}}' 'unknown parameter "nope" in _settings.default_config'
+badinput "bad input: a newline in a key stays on the last line" '{"bad\nkey": 1}' 'unknown parameter "bad\x0akey"'
 
 # --- end to end: real db_bench, short trials ----------------------------------
 METRICS="ops_per_sec ops_per_sec_with_compaction write_amp p99_block_read_us p99_l0_l1_compaction_ms stall_ms flush_count compaction_count cpu_s"

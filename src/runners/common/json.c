@@ -124,14 +124,32 @@ sb_printf(strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The reason lands on one line of stderr, whose last line the worker keeps
+ * as the trial's error: a control character from the input (a newline in
+ * a JSON key) would cut it short, so each becomes \xNN.
+ */
 bool
 sb_refuse(strbuf *err, const char *fmt, ...)
 {
+	strbuf raw;
 	va_list ap;
+	size_t i;
 
+	sb_init(&raw);
 	va_start(ap, fmt);
-	sb_vprintf(err, fmt, ap);
+	sb_vprintf(&raw, fmt, ap);
 	va_end(ap);
+	for (i = 0; i < raw.len; i++)
+	{
+		unsigned char c = (unsigned char)raw.data[i];
+
+		if (c < 0x20 || c == 0x7f)
+			sb_printf(err, "\\x%02x", c);
+		else
+			sb_appendn(err, raw.data + i, 1);
+	}
+	sb_free(&raw);
 	return false;
 }
 

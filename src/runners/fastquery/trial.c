@@ -16,14 +16,32 @@
 static bool fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * The reason ends up on the last line of stderr, which the worker keeps as
+ * the trial's error: control characters from the input (a newline in a
+ * JSON key) become \xNN so that it stays one line.
+ */
 static bool
 fail(char *err, size_t errlen, const char *fmt, ...)
 {
+	char raw[1024];
+	size_t i, o = 0;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	for (i = 0; raw[i] != '\0' && o + 5 < errlen; i++)
+	{
+		unsigned char c = (unsigned char)raw[i];
+
+		if (c < 0x20 || c == 0x7f)
+			o += snprintf(err + o, errlen - o, "\\x%02x", c);
+		else
+			err[o++] = (char)c;
+	}
+	if (errlen > 0)
+		err[o < errlen ? o : errlen - 1] = '\0';
 	return false;
 }
 
