@@ -147,6 +147,10 @@ rc=$?
 check "a name with a newline is refused (exit 2, got $rc)" test "$rc" -eq 2
 check "on one last stderr line, the newline escaped" \
 	grep -qF '"osd\x0amax" is not a Ceph option name' <<<"$(tail -1 "$WORK/err.txt")"
+trial '"osd_max_write_size": 100, "osd_max_write_size": 90'
+rc=$?
+check "a repeated option is refused (exit 2, got $rc)" test "$rc" -eq 2
+check "saying the key is repeated" grep -q 'duplicate object key' "$WORK/err.txt"
 
 # --- values the cluster writes itself are removed ------------------------
 cephc config set osd.0 osd_mclock_max_capacity_iops_hdd 123.4 >/dev/null 2>&1

@@ -217,6 +217,10 @@ check "ranks above max_ranks exits 2 with a reason" \
 echo "{\"bad\\nkey\": 1, \"_settings\": {$S}}" | "$RUNNER" >/dev/null 2>"$T/bad.err"
 check "a newline in a parameter name exits 2, escaped on the last line" \
 	bash -c "[ $? -eq 2 ] && tail -1 '$T/bad.err' | grep -qF 'unknown parameter \"bad\\x0akey\"'"
+# a repeated parameter is refused, not one of its values taken
+echo "{\"bins\": 10, \"bins\": 20, \"_settings\": {$S}}" | "$RUNNER" >/dev/null 2>"$T/bad.err"
+check "a repeated parameter exits 2 with a reason" \
+	bash -c "[ $? -eq 2 ] && tail -1 '$T/bad.err' | grep -q 'duplicate object key'"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

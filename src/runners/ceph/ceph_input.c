@@ -23,7 +23,8 @@ parse_json(const char *text, size_t len, strbuf *err)
 
 	if (strspn(text, " \t\r\n") == len)
 		return json_object();
-	j = json_loads(text, 0, &jerr);
+	/* a repeated key would silently take one of its values */
+	j = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	if (j == NULL)
 	{
 		sb_refuse(err, "input is not JSON: %s (line %d)", jerr.text,

@@ -319,7 +319,8 @@ bool
 fq_parse_trial(const char *input, FqTrial *t, char *err, size_t errlen)
 {
 	json_error_t jerr;
-	json_t *root = json_loads(input, 0, &jerr);
+	/* a repeated key would silently take one of its values */
+	json_t *root = json_loads(input, JSON_REJECT_DUPLICATES, &jerr);
 	bool ok;
 
 	set_defaults(t);
