@@ -206,6 +206,12 @@ SELECT tuner.add_constraint('cat', 'n <= m');
 -- The failed calls added nothing.
 SELECT count(*) FROM tuner.parameter_constraint
  WHERE study_id IN (SELECT id FROM tuner.study WHERE name IN ('pc', 'cat'));
+-- The trend helper: intercept + slopes . (u - 1/2) per row, 0 without a
+-- trend, and its errors.
+SELECT tuner._trend_at(1, ARRAY[2, -4], ARRAY[[0.5, 0.5], [1, 0.25]]) AS trend,
+	   tuner._trend_at(NULL, NULL, ARRAY[[0.5, 0.5]]) AS none;
+SELECT tuner._trend_at(1, ARRAY[2], ARRAY[[0.5, 0.5]]);
+SELECT tuner._trend_at(1, ARRAY[2, 3], ARRAY[0.5, 0.5]);
 -- Errors of predict_feasibility.
 SELECT tuner.predict_feasibility('nosuch', '{}');
 SELECT tuner.predict_feasibility('fz', NULL);

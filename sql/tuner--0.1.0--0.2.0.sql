@@ -437,13 +437,31 @@ COMMENT ON COLUMN tuner.model.trend_slopes IS
 -- intercept + slopes . (u - 1/2), 0 without a trend (intercept NULL).
 CREATE FUNCTION tuner._trend_at(intercept float8, slopes float8[], u float8[])
 RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $$
-SELECT pg_catalog.array_agg(COALESCE(intercept + (
-			SELECT pg_catalog.sum(slopes[k] * (u[i][k] - 0.5))
-			  FROM pg_catalog.generate_series(1, pg_catalog.cardinality(slopes)) AS k), 0)
-		ORDER BY i)
-  FROM pg_catalog.generate_series(1, pg_catalog.array_length(u, 1)) AS i;
+BEGIN
+	IF u IS NULL OR pg_catalog.array_ndims(u) IS DISTINCT FROM 2 THEN
+		RAISE EXCEPTION 'u must be a matrix of unit-cube points, one per row'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'tuner._unit_points gives a study''s configurations as such a matrix.';
+	END IF;
+	IF intercept IS NULL THEN
+		RETURN pg_catalog.array_fill(0::float8, ARRAY[pg_catalog.array_length(u, 1)]);
+	END IF;
+	IF slopes IS NULL OR pg_catalog.array_ndims(slopes) IS DISTINCT FROM 1
+	   OR pg_catalog.cardinality(slopes) <> pg_catalog.array_length(u, 2) THEN
+		RAISE EXCEPTION 'a trend needs one slope per column of u'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s slopes for %s columns.',
+											 COALESCE(pg_catalog.cardinality(slopes), 0),
+											 pg_catalog.array_length(u, 2)),
+				  HINT = 'A feasibility model''s trend_slopes has one slope per parameter of its study.';
+	END IF;
+	RETURN ARRAY(
+		SELECT intercept + (SELECT pg_catalog.sum(sl.s * (u[i][sl.k::int] - 0.5))
+							  FROM pg_catalog.unnest(slopes) WITH ORDINALITY AS sl(s, k))
+		  FROM pg_catalog.generate_series(1, pg_catalog.array_length(u, 1)) AS i ORDER BY i);
+END;
 $$;
 
 DROP FUNCTION tuner._suggest_point(int[], float8[], float8[], bool[], int[], float8[], float8[], float8[], float8[], int, int, bigint, bigint, float8[], float8, float8, float8, text, float8[], int, float8[], float8[], float8[], float8[], float8[], float8[], int[], int[], float8[], int[], int[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], bool[]);
