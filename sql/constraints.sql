@@ -64,6 +64,33 @@ SELECT tuner.predict_feasibility('fz', '{"x": 0.95, "y": 0.5}') < 0.2 AS crash_s
 	   tuner.predict_feasibility('fz', '{"x": 0.1, "y": 0.5}') > 0.8 AS safe_side,
 	   tuner.predict_feasibility('fz', '{"x": 0.5, "y": 0.5}') BETWEEN 0 AND 1 AS a_probability;
 
+-- Failed trials count towards the design's length (n_initial 4), but
+-- the model needs two trials that ran: three failures and one run are
+-- not enough, three failures and two runs are.
+SELECT tuner.create_study('fd', 'value', 'minimize', settings => '{"seed": 2, "n_initial": 4}') > 0 AS created;
+SELECT tuner.add_parameter('fd', 'x', 'float', low => 0, high => 1);
+DO $$
+DECLARE
+	r jsonb;
+BEGIN
+	FOR i IN 1 .. 6 LOOP
+		r := tuner.suggest_next('fd');
+		IF i <= 3 THEN
+			PERFORM tuner.fail((r ->> 'trial')::bigint, 'crashed');
+		ELSIF i <= 5 THEN
+			PERFORM tuner.report((r ->> 'trial')::bigint,
+								 pg_catalog.jsonb_build_object('value', (r -> 'params' ->> 'x')::float8));
+		END IF;
+	END LOOP;
+END $$;
+SELECT row_number() OVER (ORDER BY trial) AS n, state, source
+  FROM tuner.trials WHERE study = 'fd' ORDER BY trial;
+-- The suggestion records the design length it used, for replay.
+SELECT sg.n_initial, tuner.replay_suggestion(t.id) = t.config AS replays
+  FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+  JOIN tuner.suggestion sg ON sg.trial_id = t.id
+ WHERE s.name = 'fd' ORDER BY t.number DESC LIMIT 1;
+
 -- An outcome constraint p99 <= 0.8 (p99 = x + y) excludes the
 -- unconstrained optimum (0.7, 0.6); throughput >= 1 always holds.
 SELECT tuner.create_study('oc', 'value', 'minimize', settings => '{"seed": 3, "n_initial": 5}') > 0 AS created;

@@ -799,6 +799,7 @@ BEGIN
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'interrupted'
 																 OR (n.state = 'complete' AND n.value IS NULL)) AS x_other,
 		   pg_catalog.count(*) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS n_observed,
+		   pg_catalog.count(*) FILTER (WHERE n.state = 'failed') AS n_failed,
 		   -- the trials behind each array, for tuner.replay_suggestion
 		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS id_observed,
 		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS id_pending,
@@ -844,6 +845,14 @@ BEGIN
 	v_n_initial := COALESCE((s.settings ->> 'n_initial')::int,
 							CASE WHEN v_x_transfer IS NOT NULL THEN 2 END,
 							GREATEST(4, LEAST(10, d + 1)));
+	-- Failed trials count towards the design's length, as they do for a
+	-- tuner that records them as the worst value, but the model needs two
+	-- trials that ran.  Counting only trials that ran made a study whose
+	-- design hit a failing region spend 3-4 more trials on the design
+	-- (bench/README.md, section 9).
+	IF h.n_failed > 0 THEN
+		v_n_initial := GREATEST(LEAST(v_n_initial, 2), v_n_initial - h.n_failed::int);
+	END IF;
 	-- sapphire explores with the space-filling design until it has ranked
 	-- (also while exploration trials are still running), then models
 	IF s.algorithm = 'sapphire' THEN
