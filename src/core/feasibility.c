@@ -46,11 +46,10 @@
 #define FAILURE_TREND_PRIOR_SD 2.0
 
 /*
- * The acquisition keeps to P(feasible) >= FEASIBLE_THRESHOLD (penalised):
- * below it, each unit of log P costs 1 + BELOW_THRESHOLD_PENALTY.  10 and
+ * Below FEASIBILITY_THRESHOLD (feasibility.h) each unit of the
+ * acquisition's log P(feasible) costs 1 + BELOW_THRESHOLD_PENALTY.  10 and
  * 20 gave the same trials on bench/constraints' failing problems.
  */
-#define FEASIBLE_THRESHOLD      0.5
 #define BELOW_THRESHOLD_PENALTY 20.0
 
 /* Does observed trial i meet every outcome constraint; see feasibility.h. */
@@ -295,20 +294,18 @@ feasibility_log_prob(const FeasibilityModel *model, const double *u,
 
 /*
  * The acquisition's feasibility term: log P(feasible), less a steep
- * penalty below P = 1/2.  EI x P(feasible) alone is largest just across
- * the edge of a failing region when the objective improves towards it
- * (Branin's optimum beyond the edge u2 = 0.75 drew trial after trial to
- * P(feasible) 0.3-0.45 there).  The penalty keeps the model's trials
- * where a configuration is predicted more likely to run than not, the
- * probabilistic constraint P(feasible) >= 1 - delta of Gelbart, Snoek and
- * Adams (2014) with delta = 1/2, the design's decision boundary too; as a
- * penalty rather than a cut, the most probable point still wins where no
- * point reaches 1/2.
+ * penalty below FEASIBILITY_THRESHOLD.  EI x P(feasible) alone is largest
+ * just across the edge of a failing region when the objective improves
+ * towards it (Branin's optimum beyond the edge u2 = 0.75 drew trial after
+ * trial to P(feasible) 0.3-0.45 there).  The penalty keeps the model's
+ * trials where a configuration is predicted to run; as a penalty rather
+ * than a cut, the most probable point still wins where no point reaches
+ * the threshold.
  */
 static double
 penalised(double log_p, double *grad, int d)
 {
-	double excess = log_p - log(FEASIBLE_THRESHOLD);
+	double excess = log_p - log(FEASIBILITY_THRESHOLD);
 	int k;
 
 	if (excess >= 0.0)
