@@ -271,11 +271,12 @@ suggest_random_untaken(const SuggestInput *in, TunerRng *rng, double *unit,
  * The next untaken point of the space-filling design.  Once trials have
  * both run and failed, the failure model (feasibility.h) is fitted on them
  * and the design passes over points it predicts to fail (P(feasible) below
- * one half, the classifier's own decision boundary): a failed design point
- * teaches the objective's model nothing, and the design only ends once
- * n_initial trials have run.  When every remaining point is predicted to
- * fail, the first untaken one is taken as before.  Without failed trials
- * the design is the plain sequence.
+ * one half, the classifier's own decision boundary), since a failed design
+ * point teaches the objective's model nothing.  When every remaining point
+ * is predicted to fail, the first untaken one is taken as before.  Without
+ * failed trials the design is the plain sequence.  The design ends once
+ * n_initial trials have run; tuner.suggest_next lowers n_initial by the
+ * failed trials, down to 2, so that failures count towards its length.
  */
 static TunerErrorCode
 suggest_design(const SuggestInput *in, TunerRng *rng, double *unit,
