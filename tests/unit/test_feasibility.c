@@ -351,17 +351,20 @@ test_outcome_constraint(void)
 	double xo[BUDGET * 2], yo[BUDGET], yc[BUDGET], cfg[2], ls[2], bound = 0.8;
 	double best = HUGE_VAL;
 	ConstraintFit fits[2];
-	double fit_ls[4];
+	double fit_ls[4], fit_slopes[4];
 	SuggestInput in;
 	SuggestResult out;
 	TunerStatus status;
 	int t, model_steps = 0, broke = 0;
 
 	memset(&out, 0, sizeof(out));
+	memset(fits, 0, sizeof(fits));
 	out.config = cfg;
 	out.lengthscales = ls;
 	fits[0].lengthscales = fit_ls;
 	fits[1].lengthscales = fit_ls + 2;
+	fits[0].trend_slopes = fit_slopes;
+	fits[1].trend_slopes = fit_slopes + 2;
 	out.constraint_fits = fits;
 	input_init(&in, sq, 2);
 	in.x_observed = xo;
@@ -387,6 +390,9 @@ test_outcome_constraint(void)
 			CHECK(out.feasibility >= 0.0 && out.feasibility <= 1.0);
 			CHECK(fits[0].fitted == 0 && fits[1].fitted == 1);
 			CHECK(isfinite(fits[1].bound) && fit_ls[2] > 0.0);
+			/* only the failure model has a trend */
+			CHECK(isnan(fits[1].trend_intercept) && isnan(fit_slopes[2]) &&
+				  isnan(fit_slopes[3]));
 		}
 		if (yc[t] <= bound)
 			best = fmin(best, yo[t]);
