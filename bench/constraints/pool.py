@@ -33,6 +33,7 @@ def main(paths):
           "ratio per file | bad in all 50 | best @25 | best @50 |")
     print("|---|---|---|---|---|---|---|")
     rng = np.random.default_rng(0)
+    n_seeds = 0
     for prob in problems:
         runs = {m: [] for m in ("constrained", "worst-seen")}
         per_file = []
@@ -48,6 +49,7 @@ def main(paths):
         c, w = runs["constrained"], runs["worst-seen"]
         if not c:
             continue
+        n_seeds = max(n_seeds, len(c))
         late_c = np.array([r["late_bad"] for r in c], float)
         late_w = np.array([r["late_bad"] for r in w], float)
         boot = []
@@ -67,7 +69,7 @@ def main(paths):
             np.median(best["constrained"][:, 2]), np.median(best["worst-seen"][:, 2])))
     print()
     print("(%d seeds from %s; ratio = worst-seen / constrained; best = median over seeds)" % (
-        len(c), ", ".join(paths)))
+        n_seeds, ", ".join(paths)))
 
 
 if __name__ == "__main__":
