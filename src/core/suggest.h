@@ -245,6 +245,10 @@ typedef struct SuggestResult
 	 * has the highest log EI), lengthscales[j] that of the cluster which
 	 * set parameter j (NaN: in no cluster), fit_seconds the total of all
 	 * fits, and task_used[1 + m] is 1 when some cluster modelled metric m.
+	 * When every combination of the clusters' proposals was already tried,
+	 * the point comes from one GP over every parameter instead: then the
+	 * prediction and hyperparameters are that GP's, fit_seconds includes
+	 * it, and no cluster_used is set.
 	 */
 	int n_cluster_models;   /* clusters that were fitted */
 	IcmModel **cluster_icm; /* n_clusters entries (NULL for a cluster left

@@ -4,7 +4,8 @@
  *	  reproducible points; parameters in no cluster keep the incumbent's
  *	  values; a parameter in two clusters is set by the additive model; a
  *	  cluster whose metric is constant or missing still proposes; running
- *	  trials; a small space tried to exhaustion; bad input.  And that on an
+ *	  trials; clusters with nothing new to propose hand over to one GP over
+ *	  every parameter; a small space tried to exhaustion; bad input.  And that on an
  *	  additive problem clustered ICM with the true clusters improves on the
  *	  initial design and on random search of the same budget.  Prints the
  *	  median suggestion time at d = 10, n = 25 and n = 100.
@@ -428,8 +429,58 @@ test_pending(void)
 }
 
 /*
+ * Two booleans, one per cluster, and a float in none, with all four
+ * boolean combinations tried at the incumbent's float: every combination
+ * the clusters can propose is taken.  The step is then one GP over all
+ * three parameters (it was a random point): a model point, with the GP's
+ * lengthscales for every parameter and no cluster marked used.  The
+ * metrics are unrelated to the objective, so the additive step does not
+ * apply.
+ */
+static void
+test_converged_clusters(void)
+{
+	static const double trials[7][3] = {
+		{0, 0, 0.3}, {0, 1, 0.3}, {1, 0, 0.3}, {1, 1, 0.3},
+		{0, 0, 0.9}, {1, 1, 0.05}, {0, 1, 0.7}};
+	CStudy		s;
+	int			i,
+				k;
+
+	cstudy_init(&s, 3, 0, 1);
+	s.space[0].kind = PARAM_BOOL;
+	s.space[1].kind = PARAM_BOOL;
+	memset(s.members, 0, sizeof(s.members));
+	s.members[0 * 3 + 0] = 1;
+	s.members[1 * 3 + 1] = 1;
+	s.in.n_clusters = 2;
+	for (i = 0; i < 7; i++)
+	{
+		memcpy(s.x + i * 3, trials[i], sizeof(double) * 3);
+		s.y[i] = 4.0 * (trials[i][2] - 0.5) * (trials[i][2] - 0.5) +
+			0.3 * (trials[i][0] + trials[i][1]);
+		s.aux[i * CAUX + 0] = sin(7.0 * i);
+		s.aux[i * CAUX + 1] = cos(5.0 * i);
+		s.aux[i * CAUX + 2] = NAN;
+	}
+	s.in.n_observed = 7;
+	s.in.design_index = 7;
+	CHECK(csuggest_ok(&s));
+	CHECK(s.out.source == SUGGEST_MODEL);
+	CHECK(!ctaken(&s, s.cfg));
+	CHECK(isfinite(s.out.predicted_mean) && s.out.predicted_sd > 0.0);
+	CHECK(isfinite(s.out.log_ei));
+	for (k = 0; k < 3; k++)
+		CHECK(isfinite(s.ls[k]) && s.ls[k] > 0.0);
+	CHECK(s.cused[0] == 0 && s.cused[1] == 0);
+	CHECK(s.out.n_cluster_models == 2);
+	CHECK(s.out.fit_seconds > 0.0);
+	result_free(&s);
+}
+
+/*
  * Three booleans, one per cluster: every one of the 8 points comes once
- * (combinations, then deviations, then random), then EXHAUSTED.
+ * (combinations, then deviations, then the full-space GP), then EXHAUSTED.
  */
 static void
 test_exhaustion(void)
@@ -829,6 +880,7 @@ test_clustered_suggest(void)
 	test_overlap();
 	test_unusable_metrics();
 	test_pending();
+	test_converged_clusters();
 	test_exhaustion();
 	test_bad_input();
 	test_optimisation();
