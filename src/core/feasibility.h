@@ -18,9 +18,10 @@
  *	  every trial, so unexplored regions stay reachable.  What it gives
  *	  up: the outcome is not Gaussian, so the probability is a calibrated
  *	  ranking of regions rather than an exact class probability.  The
- *	  failure model also has a linear trend, fitted before its GP, so that
- *	  failing regions that reach the box's edges are predicted out there
- *	  too (feasibility.c, fit_trend), and the acquisition's term (the hook)
+ *	  failure model also has a linear trend, so that failing regions that
+ *	  reach the box's edges are predicted out there too, and the trend's
+ *	  own uncertainty is part of the prediction's sd (feasibility.c,
+ *	  fit_trend and refine_trend), and the acquisition's term (the hook)
  *	  penalises P(feasible) below FEASIBILITY_THRESHOLD steeply, so that
  *	  the model's trials stay where a configuration is predicted to run
  *	  (feasibility.c, penalised).  A Laplace GP
@@ -61,12 +62,22 @@ typedef struct FeasibilityTerm
 	double y_sd;
 	/*
 	 * Failures only: the standardised outcome's linear trend a + b.(u -
-	 * 1/2), fitted first, the GP modelling what the trend leaves (NULL:
-	 * none).  b is 0 along categorical dimensions.
+	 * 1/2), the GP modelling what the trend leaves (NULL: none).  b is 0
+	 * along categorical dimensions.  The trend is uncertain, and far from
+	 * the trials that uncertainty is most of the outcome's: the
+	 * prediction's variance includes it (a GP with a parametric mean,
+	 * Rasmussen & Williams section 2.7).  Its basis functions are 1 and
+	 * u_k - 1/2 for each ordered dimension k (basis_dim: -1, then k).
 	 */
 	double *trend_slopes; /* d */
 	double trend_intercept;
-	int source; /* -1 failures, k outcome constraint k */
+	int n_basis;
+	int *basis_dim;        /* n_basis */
+	double *basis_weights; /* n x n_basis, K^-1 H^T of the GP's data */
+	double *trend_chol;    /* n_basis^2, Cholesky factor of the
+						   * coefficients' posterior precision
+						   * H K^-1 H^T + prior precision */
+	int source;            /* -1 failures, k outcome constraint k */
 } FeasibilityTerm;
 
 typedef struct FeasibilityModel

@@ -103,6 +103,17 @@ extern TunerErrorCode gp_predict(const GpModel *model, const double *xs, int m,
 								 TunerStatus *status);
 
 /*
+ * out[j] = sum_i k(u, x_i) a[i][j] for the p columns of a (n x p,
+ * row-major), and when dout is not NULL its gradient wrt u (p x d,
+ * row-major; 0 along categorical dimensions).  scratch holds 2 n doubles.
+ * What a GP with a parametric mean needs besides the posterior: with a =
+ * K^-1 H^T it is how much of the basis functions H the data explain at u.
+ */
+extern void gp_kernel_weights(const GpModel *model, const double *u,
+							  const double *a, int p, double *out,
+							  double *dout, double *scratch);
+
+/*
  * Fit hyperparameters by maximising the log marginal likelihood (+ log
  * priors) with NLopt's bounded L-BFGS and analytic gradients.  x is n * d,
  * row-major.  On success *out is a prepared model in the caller's

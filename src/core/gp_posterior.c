@@ -13,21 +13,15 @@
 #include "matern.h"
 #include "posterior.h"
 
-/* Mean and variance at one point; scratch 2n.  See PosteriorPointFn. */
+/* k(u, x_i) and -(1/r) dk/dr at each training point x_i. */
 static void
-gp_point(const void *state, const double *u, double *mean, double *var,
-		 double *dmean, double *dvar, double *scratch)
+kernel_row(const GpModel *model, const double *u, double *kvec, double *radial)
 {
-	const GpModel *model = state;
-	int n = model->n;
 	int d = model->d;
 	double s = model->outputscale;
-	double *kvec = scratch;       /* k(u, x_i), then K^-1 k */
-	double *radial = scratch + n; /* -(1/r) dk/dr at each x_i */
-	double kk;
 	int i, k;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < model->n; i++)
 	{
 		const double *xi = model->x + (size_t)i * d;
 		double r2 = 0.0;
@@ -47,6 +41,23 @@ gp_point(const void *state, const double *u, double *mean, double *var,
 		kvec[i] = s * matern52_unit(r);
 		radial[i] = s * matern52_radial(r);
 	}
+}
+
+/* Mean and variance at one point; scratch 2n.  See PosteriorPointFn. */
+static void
+gp_point(const void *state, const double *u, double *mean, double *var,
+		 double *dmean, double *dvar, double *scratch)
+{
+	const GpModel *model = state;
+	int n = model->n;
+	int d = model->d;
+	double s = model->outputscale;
+	double *kvec = scratch;       /* k(u, x_i), then K^-1 k */
+	double *radial = scratch + n; /* -(1/r) dk/dr at each x_i */
+	double kk;
+	int i, k;
+
+	kernel_row(model, u, kvec, radial);
 	*mean = model->mean + cblas_ddot(n, kvec, 1, model->alpha, 1);
 
 	/* var = s - k^T K^-1 k; keep K^-1 k in kvec for the gradient */
@@ -82,6 +93,46 @@ gp_point(const void *state, const double *u, double *mean, double *var,
 		}
 		dmean[k] = dmu;
 		dvar[k] = dv;
+	}
+}
+
+/* k(u)^T a and its gradient; see gp.h. */
+void
+gp_kernel_weights(const GpModel *model, const double *u, const double *a,
+				  int p, double *out, double *dout, double *scratch)
+{
+	int n = model->n;
+	int d = model->d;
+	double *kvec = scratch;
+	double *radial = scratch + n;
+	int i, j, k;
+
+	kernel_row(model, u, kvec, radial);
+	for (j = 0; j < p; j++)
+	{
+		out[j] = 0.0;
+		for (i = 0; i < n; i++)
+			out[j] += kvec[i] * a[(size_t)i * p + j];
+	}
+	if (dout == NULL)
+		return;
+	for (k = 0; k < d; k++)
+	{
+		double inv_l2 =
+			1.0 / (model->lengthscales[k] * model->lengthscales[k]);
+
+		for (j = 0; j < p; j++)
+			dout[(size_t)j * d + k] = 0.0;
+		if (model->categories != NULL && model->categories[k] > 0)
+			continue;
+		for (i = 0; i < n; i++)
+		{
+			double dk =
+				-radial[i] * (u[k] - model->x[(size_t)i * d + k]) * inv_l2;
+
+			for (j = 0; j < p; j++)
+				dout[(size_t)j * d + k] += dk * a[(size_t)i * p + j];
+		}
 	}
 }
 

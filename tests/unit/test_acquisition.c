@@ -120,5 +120,46 @@ test_acquisition(void)
 		for (i = 0; i < n_out * d; i++)
 			CHECK(points[i] >= 0.0 && points[i] <= 1.0);
 	}
+
+	/*
+	 * gp_kernel_weights: with a's first column alpha, k(u)^T a is the
+	 * posterior mean less the constant mean; its gradient against
+	 * differences, for that column and an arbitrary second one.
+	 */
+	{
+		double		a[15 * 2],
+					w[2],
+					dw[2 * 3],
+					wp[2],
+					wm[2],
+					u[3] = {0.3, 0.6, 0.45},
+					mu,
+					sd;
+
+		CHECK(m->n == 15);
+		for (i = 0; i < m->n; i++)
+		{
+			a[2 * i] = m->alpha[i];
+			a[2 * i + 1] = sin(1.0 + i);
+		}
+		gp_kernel_weights(m, u, a, 2, w, dw, scratch);
+		gp_predict(m, u, 1, &mu, &sd, &status);
+		CHECK_CLOSE(w[0], mu - m->mean, 1e-10);
+		for (k = 0; k < d; k++)
+		{
+			double		up[3],
+						um[3],
+						h = 1e-6;
+
+			memcpy(up, u, sizeof(up));
+			memcpy(um, u, sizeof(um));
+			up[k] += h;
+			um[k] -= h;
+			gp_kernel_weights(m, up, a, 2, wp, NULL, scratch);
+			gp_kernel_weights(m, um, a, 2, wm, NULL, scratch);
+			for (t = 0; t < 2; t++)
+				CHECK_CLOSE(dw[t * d + k], (wp[t] - wm[t]) / (2 * h), 1e-6);
+		}
+	}
 	gp_model_free(m);
 }

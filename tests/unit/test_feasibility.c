@@ -13,6 +13,7 @@
 #include "design.h"
 #include "feasibility.h"
 #include "log_ei.h"
+#include "rng.h"
 #include "suggest.h"
 #include "unit.h"
 
@@ -304,6 +305,101 @@ test_trend_reaches_edges(void)
 				corners[2 * i], corners[2 * i + 1], p);
 		CHECK(p > 0.5);
 	}
+	feasibility_free(model);
+}
+
+
+/* Fails where x0 + x5 > 1.05 (45% of [0, 1]^6, bench/constraints' rule). */
+static int
+fails6(const double *x)
+{
+	return x[0] + x[5] > 1.05;
+}
+
+/*
+ * Few failures in six dimensions: 2 failed trials among the first 10 of a
+ * Halton design.  A linear trend through 10 points in 6-D is barely
+ * determined, and its slopes along dimensions that have nothing to do with
+ * failing are noise; if the prediction ignores that, the model is sure of
+ * configurations it knows nothing about.  Over random configurations
+ * deep in the failing region (x0 + x5 > 1.3), few may be called safe
+ * (P(feasible) >= FEASIBILITY_THRESHOLD); at least half of those well
+ * inside the running region are, and every trial that ran is.
+ */
+static void
+test_few_failures_6d(void)
+{
+	ParamSpec cube[6];
+	double xo[10 * 6], yo[10], xf[10 * 6], u[6], scratch[1024];
+	SuggestInput in;
+	FeasibilityModel *model = NULL;
+	TunerStatus status;
+	TunerRng rng;
+	int i, k, n_obs = 0, n_fail = 0, probes = 0, safe_failing = 0;
+	int safe_running = 0, running_probes = 0;
+	double lowest_ran = 1.0;
+
+	for (k = 0; k < 6; k++)
+	{
+		cube[k].kind = PARAM_FLOAT;
+		cube[k].low = 0.0;
+		cube[k].high = 1.0;
+		cube[k].log_scale = 0;
+		cube[k].n_choices = 0;
+	}
+	input_init(&in, cube, 6);
+	for (i = 0; n_obs + n_fail < 10; i++)
+	{
+		CHECK(design_halton_point(7, i, 6, u, &status) == TUNER_OK);
+		if (fails6(u) && n_fail < 2)
+			memcpy(xf + 6 * n_fail++, u, sizeof(u));
+		else if (!fails6(u) && n_obs < 8)
+		{
+			memcpy(xo + 6 * n_obs, u, sizeof(u));
+			yo[n_obs++] = u[1];
+		}
+	}
+	in.x_observed = xo;
+	in.y_observed = yo;
+	in.n_observed = n_obs;
+	in.x_failed = xf;
+	in.n_failed = n_fail;
+	CHECK(feasibility_fit(&in, 5, &model, &status) == TUNER_OK);
+	CHECK(model != NULL && model->n_terms == 1);
+	if (model == NULL || model->hook.n_scratch > 1024)
+		return;
+	for (i = 0; i < n_obs; i++)
+		lowest_ran = fmin(lowest_ran, exp(feasibility_log_prob(
+										  model, xo + 6 * i, NULL, scratch)));
+	rng_seed(&rng, 3);
+	while (probes < 500)
+	{
+		for (k = 0; k < 6; k++)
+			u[k] = rng_uniform(&rng);
+		if (u[0] + u[5] <= 1.3 && u[0] + u[5] >= 0.8)
+			continue;
+		if (u[0] + u[5] < 0.8)
+		{
+			running_probes++;
+			safe_running += exp(feasibility_log_prob(
+								model, u, NULL, scratch)) >=
+							FEASIBILITY_THRESHOLD;
+			continue;
+		}
+		probes++;
+		safe_failing += exp(feasibility_log_prob(model, u, NULL, scratch)) >=
+						FEASIBILITY_THRESHOLD;
+	}
+	fprintf(stderr,
+			"  6-D, 2 failures in 10 trials: %d of %d configurations deep in "
+			"the failing region called safe, %d of %d well inside the "
+			"running one (x0 + x5 < 0.8); lowest P(feasible) of a trial "
+			"that ran %.3f\n",
+			safe_failing, probes, safe_running, running_probes, lowest_ran);
+	/* without the trend's uncertainty: 24 of 500 safe */
+	CHECK(safe_failing <= 5);
+	CHECK(2 * safe_running >= running_probes);
+	CHECK(lowest_ran >= FEASIBILITY_THRESHOLD);
 	feasibility_free(model);
 }
 
@@ -615,6 +711,7 @@ test_feasibility(void)
 {
 	test_log_normal_cdf();
 	test_gradient();
+	test_few_failures_6d();
 	test_trend_reaches_edges();
 	test_failing_region();
 	test_design_after_failures();
