@@ -119,6 +119,49 @@ SELECT (tuner.suggest_next('cl_new') ->> 'trial') IS NOT NULL AS first,
 SELECT number, source, state FROM tuner.trials WHERE study = 'cl_new' ORDER BY number;
 SELECT tuner.drop_study('cl_new');
 
+-- Clusters with nothing new to propose: two booleans, one per cluster,
+-- and a float in none, with all four boolean combinations tried at the
+-- best trial's float.  The step is one GP over every parameter (it was a
+-- random point): a model step, stored as a row of kind gp beside the
+-- clusters' rows.  The metrics are unrelated to y, so the additive step
+-- does not apply.
+SELECT tuner.create_study('cl_done', 'y', 'minimize', '{"seed": 5, "n_initial": 5}') > 0 AS created;
+SELECT tuner.add_parameter('cl_done', 'b0', 'bool');
+SELECT tuner.add_parameter('cl_done', 'b1', 'bool');
+SELECT tuner.add_parameter('cl_done', 'x', 'float', 0, 1);
+SELECT tuner.add_metric('cl_done', 'm0') > 0 AS declared;
+SELECT tuner.add_metric('cl_done', 'm1') > 0 AS declared;
+SELECT tuner.set_cluster('cl_done', 'm0', ARRAY['b0']);
+SELECT tuner.set_cluster('cl_done', 'm1', ARRAY['b1']);
+SELECT tuner.set_algorithm('cl_done', 'clustered-icm');
+DO $$
+DECLARE
+    t RECORD;
+    i int := 0;
+BEGIN
+    FOR t IN SELECT * FROM (VALUES (false, false, 0.3), (false, true, 0.3),
+                                   (true, false, 0.3), (true, true, 0.3),
+                                   (false, false, 0.9), (true, true, 0.05),
+                                   (false, true, 0.7)) AS v(b0, b1, x)
+    LOOP
+        PERFORM tuner.enqueue('cl_done', jsonb_build_object('b0', t.b0, 'b1', t.b1, 'x', t.x));
+        PERFORM tuner.report((tuner.suggest_next('cl_done') ->> 'trial')::bigint,
+                             jsonb_build_object(
+                                 'y', 4 * (t.x - 0.5) ^ 2 + 0.3 * (t.b0::int + t.b1::int),
+                                 'm0', sin(7 * i), 'm1', cos(5 * i)));
+        i := i + 1;
+    END LOOP;
+END;
+$$;
+SELECT (tuner.suggest_next('cl_done') -> 'params') IS NOT NULL AS suggested;
+SELECT t.number, t.source,
+       (SELECT string_agg(m.kind || coalesce(':' || m.cluster_metric, ''), ', ' ORDER BY m.id)
+          FROM tuner.model m WHERE m.trial_id = t.trial) AS models,
+       (SELECT cardinality(m.lengthscales) FROM tuner.model m
+         WHERE m.trial_id = t.trial AND m.kind = 'gp') AS gp_lengthscales
+  FROM tuner.trials t WHERE t.study = 'cl_done' AND t.number = 8;
+SELECT tuner.drop_study('cl_done');
+
 -- Errors.
 SELECT tuner.set_cluster('nope', 'lat', ARRAY['a']);
 SELECT tuner.set_cluster('cl', NULL, ARRAY['a']);

@@ -1032,6 +1032,16 @@ BEGIN
 			  FROM pg_catalog.generate_series(1, d) AS j
 			 WHERE v_cluster_members[c][j] = 1;
 		END LOOP;
+		-- every combination of the clusters' proposals was tried: the point
+		-- came from one GP over every parameter, stored as a row of kind gp
+		IF NOT (1 = ANY (r.cluster_used)) THEN
+			INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales,
+									 outputscale, noise, mean, log_likelihood,
+									 tasks, fit_ms, parameters)
+			VALUES (s.id, v_trial, 'gp', h.n_observed, r.lengthscales,
+					r.outputscale, r.noise, r.mean, r.log_likelihood,
+					ARRAY[s.objective], r.fit_ms, sp.names);
+		END IF;
 	ELSIF r.source = 'model' THEN
 		-- the tasks the model kept, in its order (tasks_used is 0-based)
 		SELECT pg_catalog.array_agg(v_tasks[u.k] ORDER BY u.used) INTO v_tasks
