@@ -148,6 +148,17 @@ def run_study(conn, name, preset, objective, settings, trials, timeout_s, table,
     log("  best: trial %s, ratio %s (single noisy trial); trials by source %s; %.0f s" %
         (best_row and best_row["number"], fmt(best_row and best_row[key]),
          json.dumps(sources), time.time() - t0))
+    full_space = None
+    if algorithm == "clustered-icm":
+        # model steps taken by one GP over every parameter, since every
+        # combination of the clusters' proposals had been tried
+        full_space = [r[0] for r in q(conn, """SELECT t.number FROM tuner.model m
+                                                 JOIN tuner.study s ON s.id = m.study_id
+                                                 JOIN tuner.trial t ON t.id = m.trial_id
+                                                WHERE s.name = %s AND m.kind = 'gp'
+                                                ORDER BY t.number""", (name,))]
+        log("  full-space GP steps (every cluster proposal tried): %s" %
+            (" ".join(str(n) for n in full_space) or "none"))
     log("  kept (tuner.recommend): trial %s, ratio %s, predicted %s +- %s" %
         (kept_row and kept_row["number"], fmt(kept_row and kept_row[key]),
          fmt(k and k[0][2]), fmt(k and k[0][3])))
@@ -157,6 +168,7 @@ def run_study(conn, name, preset, objective, settings, trials, timeout_s, table,
             "kept": kept_row and
             {"number": kept_row["number"], "params": kept_row["params"], key: kept_row[key],
              "predicted": k[0][2], "predicted_sd": k[0][3]},
+            "full_space_steps": full_space,
             "seconds": time.time() - t0}
 
 
