@@ -79,14 +79,16 @@ def warm_model(cur, study):
 
 
 def load_multitask_history(conn, d, n, X, fs, algorithm="icm", options=None, warm=True,
-                           n_initial=5, seed=1, clusters=None):
+                           n_initial=5, seed=1, clusters=None, missing=None):
     """
     A study of d float parameters in [0, 1] with n complete trials at the
     rows of X: objective fs[0](X), and auxiliary metrics aux1..aux{T-1}
     with values fs[k](X), declared with tuner.add_metric; algorithm set with
     tuner.set_algorithm; clusters (lists of column indices, one per
-    auxiliary metric) are set with tuner.set_cluster before.  Returns
-    (name, Y as n x T read back, warm model row).
+    auxiliary metric) are set with tuner.set_cluster before.  missing, a
+    (trial number, metric) pair, is left out (a complete trial's
+    observations cannot be deleted afterwards).  Returns (name, Y as n x T
+    read back, NaN where missing, warm model row).
     """
     X = np.asarray(X, dtype=float)
     name, Xb, y0 = loader.load_history(conn, d, n, X, fs[0], n_initial=n_initial, seed=seed,
@@ -101,9 +103,12 @@ def load_multitask_history(conn, d, n, X, fs, algorithm="icm", options=None, war
                   FROM tuner.study s
                   JOIN tuner.trial t ON t.study_id = s.id
                   JOIN tuner.metric m ON m.study_id = s.id AND m.name = %s
-                 WHERE s.name = %s""", ([float(v) for v in fs[k](Xb)], m, name))
-            if cur.rowcount != n:
-                raise RuntimeError("inserted %d observations of %s, expected %d" % (cur.rowcount, m, n))
+                 WHERE s.name = %s AND (t.number, m.name) IS DISTINCT FROM (%s, %s)""",
+                        ([float(v) for v in fs[k](Xb)], m, name,
+                         missing[0] if missing else None, missing[1] if missing else None))
+            expected = n - (missing is not None and missing[1] == m)
+            if cur.rowcount != expected:
+                raise RuntimeError("inserted %d observations of %s, expected %d" % (cur.rowcount, m, expected))
         for m, b in zip(aux, clusters or []):
             cur.execute("SELECT tuner.set_cluster(%s, %s, %s::text[])", (name, m, ["x%d" % j for j in b]))
         cur.execute("SELECT tuner.set_algorithm(%s, %s, %s::jsonb)",
@@ -113,8 +118,9 @@ def load_multitask_history(conn, d, n, X, fs, algorithm="icm", options=None, war
         cur.execute("""SELECT metrics FROM tuner.trials
                         WHERE study = %s AND state = 'complete' ORDER BY number""", (name,))
         rows = [r[0] for r in cur.fetchall()]
-    Y = np.array([[float(r[m]) for m in ["value"] + aux] for r in rows])
-    if Y.shape != (n, len(fs)) or not np.array_equal(Y[:, 0], y0):
+    Y = np.array([[float(r.get(m, "nan")) for m in ["value"] + aux] for r in rows])
+    if Y.shape != (n, len(fs)) or not np.array_equal(Y[:, 0], y0) or \
+            np.isnan(Y).sum() != (missing is not None):
         raise RuntimeError("multi-task history read back differs from what was loaded")
     return name, Xb, Y, model
 
@@ -235,15 +241,8 @@ def suggest_fit_paths(conn, n, d, T, reps):
     fs = task_functions(d, T, seed=1000 * d + n)
     out = {}
     for label in ("complete", "one missing"):
-        name, _, _, _ = load_multitask_history(conn, d, n, X, fs, "icm", warm=False)
-        if label == "one missing":
-            with conn.cursor() as cur:
-                cur.execute("""DELETE FROM tuner.observation o USING tuner.trial t, tuner.metric m, tuner.study s
-                                WHERE s.name = %s AND t.study_id = s.id AND t.number = 1
-                                  AND m.study_id = s.id AND m.name = 'aux1'
-                                  AND o.trial_id = t.id AND o.metric_id = m.id""", (name,))
-                if cur.rowcount != 1:
-                    raise RuntimeError("removed %d observations, expected 1" % cur.rowcount)
+        name, _, _, _ = load_multitask_history(conn, d, n, X, fs, "icm", warm=False,
+                                               missing=(1, "aux1") if label == "one missing" else None)
         t, cpu, fits, _ = timed_suggestions(conn, name, reps)
         out[label] = {"study": name, "wall": summarize(t), "cpu": summarize(cpu) if cpu else None,
                       "fits": fits}
