@@ -371,6 +371,23 @@ fit_term_parts(const SuggestInput *in, const double *x, const double *y, int n,
 	return TUNER_OK;
 }
 
+/* Free what a term holds and leave it empty. */
+static void
+term_free(FeasibilityTerm *term)
+{
+	gp_model_free(term->model);
+	term->model = NULL;
+	tuner_free(term->trend_slopes);
+	term->trend_slopes = NULL;
+	tuner_free(term->basis_dim);
+	term->basis_dim = NULL;
+	tuner_free(term->basis_weights);
+	term->basis_weights = NULL;
+	tuner_free(term->trend_chol);
+	term->trend_chol = NULL;
+	term->n_basis = 0;
+}
+
 /* fit_term_parts, leaving nothing allocated in term when it fails */
 static TunerErrorCode
 fit_term(const SuggestInput *in, const double *x, const double *y, int n,
@@ -383,19 +400,7 @@ fit_term(const SuggestInput *in, const double *x, const double *y, int n,
 					   min_noise, with_trend, term, status);
 
 	if (rc != TUNER_OK)
-	{
-		gp_model_free(term->model);
-		term->model = NULL;
-		tuner_free(term->trend_slopes);
-		term->trend_slopes = NULL;
-		tuner_free(term->basis_dim);
-		term->basis_dim = NULL;
-		tuner_free(term->basis_weights);
-		term->basis_weights = NULL;
-		tuner_free(term->trend_chol);
-		term->trend_chol = NULL;
-		term->n_basis = 0;
-	}
+		term_free(term);
 	return rc;
 }
 
@@ -497,11 +502,12 @@ hook_batch(const void *state, const double *u, int m, double *log_p,
 	const FeasibilityModel *model = state;
 	double *mean = tuner_alloc(sizeof(double) * (m > 0 ? m : 1));
 	double *sd = tuner_alloc(sizeof(double) * (m > 0 ? m : 1));
-	double *scratch = NULL;
+	/* hook.n_scratch covers every term's trend_variance */
+	double *scratch = tuner_alloc(sizeof(double) * model->hook.n_scratch);
 	TunerErrorCode rc = TUNER_OK;
 	int t, j;
 
-	if (mean == NULL || sd == NULL)
+	if (mean == NULL || sd == NULL || scratch == NULL)
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
 						"out of memory scoring feasibility");
@@ -517,15 +523,6 @@ hook_batch(const void *state, const double *u, int m, double *log_p,
 		rc = gp_predict(term->model, u, m, mean, sd, status);
 		if (rc != TUNER_OK)
 			goto done;
-		tuner_free(scratch);
-		scratch =
-			tuner_alloc(sizeof(double) * (trend_scratch(term, model->d) + 1));
-		if (scratch == NULL)
-		{
-			rc = tuner_fail(status, TUNER_ERR_NOMEM,
-							"out of memory scoring feasibility");
-			goto done;
-		}
 		for (j = 0; j < m; j++)
 		{
 			const double *uj = u + (size_t)j * model->d;
@@ -555,13 +552,7 @@ feasibility_free(FeasibilityModel *model)
 	if (model == NULL)
 		return;
 	for (t = 0; t < model->n_terms; t++)
-	{
-		gp_model_free(model->terms[t].model);
-		tuner_free(model->terms[t].trend_slopes);
-		tuner_free(model->terms[t].basis_dim);
-		tuner_free(model->terms[t].basis_weights);
-		tuner_free(model->terms[t].trend_chol);
-	}
+		term_free(&model->terms[t]);
 	tuner_free(model->terms);
 	tuner_free(model);
 }
