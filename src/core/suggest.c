@@ -346,6 +346,17 @@ done:
 	return rc;
 }
 
+/* Another start at n trials?  See suggest_internal.h. */
+int
+suggest_alternate_start(int n, int *first_alternate)
+{
+	int period =
+		n < SUGGEST_ALTERNATE_SPARSE_N ? 4 : SUGGEST_ALTERNATE_SPARSE_PERIOD;
+
+	*first_alternate = (n / period) % 3;
+	return n % period == 0;
+}
+
 /* Mean and sd of the non-NaN values; see suggest_internal.h. */
 int
 suggest_metric_scale(const double *values, int n, int stride, double *mean,

@@ -25,12 +25,9 @@
  * 200).  At d = 10 in clusters of 3, 3 and 4, n = 100, this took the three
  * fits from 660 to 360 ms; on the additive test problem the best after 15
  * steps went from 0.43 to 0.48 (design 1.08, random search 0.76).  With
- * the previous step's fit, a cluster refines it as the single-model paths
- * do (one start, every fourth step one other), its refinement capped like
- * suggest_icm.c's, and from SUGGEST_ALTERNATE_CAP_N trials on its other
- * start too: uncapped, that start took a warm clustered-icm suggestion at
- * n = 100 (three clusters, d = 10) to 313 ms against 60 ms at n = 101
- * (bench/README.md section 4, latency, eaff162).
+ * the previous step's fit, a cluster refines it as suggest_icm.c does, its
+ * refinement capped the same way, and runs another start on
+ * suggest_alternate_start's schedule (suggest_internal.h).
  */
 #define CLUSTER_RESTARTS       2
 #define CLUSTER_MAX_EVALS      100
@@ -276,11 +273,9 @@ cluster_propose(const SuggestInput *in, int c, const double *x,
 	if (warm != NULL)
 	{
 		fit_options.warm = warm;
-		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
-		fit_options.first_alternate = (n / 4) % 3;
+		fit_options.restarts =
+			suggest_alternate_start(n, &fit_options.first_alternate) ? 2 : 1;
 		fit_options.warm_max_evals = CLUSTER_WARM_MAX_EVALS;
-		if (n >= SUGGEST_ALTERNATE_CAP_N)
-			fit_options.alternate_max_evals = SUGGEST_ALTERNATE_MAX_EVALS;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = icm_fit(xs, ys, n, m, p->T, &fit_options, &p->fitted, status);

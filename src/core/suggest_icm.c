@@ -514,14 +514,11 @@ suggest_icm(const SuggestInput *in, TunerRng *rng, double *unit,
 	warm = warm_model(in, T, rank);
 	if (warm != NULL)
 	{
-		/* as the GP: refine the previous fit, every fourth trial also one
-		 * other start, rotating through them (see suggest_gp.c) */
+		/* refine the previous fit, now and then also one other start */
 		fit_options.warm = warm;
-		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
-		fit_options.first_alternate = (n / 4) % 3;
+		fit_options.restarts =
+			suggest_alternate_start(n, &fit_options.first_alternate) ? 2 : 1;
 		fit_options.warm_max_evals = WARM_MAX_EVALS;
-		if (n >= SUGGEST_ALTERNATE_CAP_N)
-			fit_options.alternate_max_evals = SUGGEST_ALTERNATE_MAX_EVALS;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = icm_fit(x, y, n_rows, d, T, &fit_options, &fitted, status);

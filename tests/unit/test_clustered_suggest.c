@@ -833,41 +833,87 @@ test_warm_start(void)
 }
 
 /*
- * From SUGGEST_ALTERNATE_CAP_N trials on, a warm step that also tries
- * another start (n % 4 == 0) caps that start like the refinement, as ICM
- * does: each cluster's fit makes at most 40 (CLUSTER_WARM_MAX_EVALS) +
- * SUGGEST_ALTERNATE_MAX_EVALS likelihood evaluations.  Uncapped, the
- * other start ran up to 100 (CLUSTER_MAX_EVALS) and made such a step at
- * n = 100 five times slower than the next one.
+ * suggest_alternate_start's schedule: every fourth trial below
+ * SUGGEST_ALTERNATE_SPARSE_N, every SUGGEST_ALTERNATE_SPARSE_PERIOD-th from
+ * there, rotating through the three other starts.
  */
 static void
-test_alternate_cap(void)
+test_alternate_schedule(void)
 {
-	CStudy	   *s = malloc(sizeof(CStudy));
-	ClusterWarm w;
+	int			n,
+				first,
+				last = -1,
+				runs = 0;
+
+	for (n = 1; n < SUGGEST_ALTERNATE_SPARSE_N; n++)
+		CHECK(suggest_alternate_start(n, &first) == (n % 4 == 0));
+	CHECK(suggest_alternate_start(SUGGEST_ALTERNATE_SPARSE_N, &first) == 0);
+	for (n = SUGGEST_ALTERNATE_SPARSE_N; n < 400; n++)
+	{
+		int			other = suggest_alternate_start(n, &first);
+
+		CHECK(other == (n % SUGGEST_ALTERNATE_SPARSE_PERIOD == 0));
+		if (!other)
+			continue;
+		CHECK(first >= 0 && first < 3 && first != last);
+		last = first;
+		runs++;
+	}
+	CHECK(runs == 399 / SUGGEST_ALTERNATE_SPARSE_PERIOD -
+		  (SUGGEST_ALTERNATE_SPARSE_N - 1) / SUGGEST_ALTERNATE_SPARSE_PERIOD);
+}
+
+/* Most likelihood evaluations any cluster's fit made in s's last step. */
+static int
+most_cluster_evals(const CStudy *s)
+{
 	int			c,
 				most = 0;
 
-	cstudy_init(s, 10, 99, 4);
-	CHECK(csuggest_ok(s));
-	keep_warm(s, &w);
-	result_free(s);
-	observe(s);
-	CHECK(s->in.n_observed == 100 && s->in.n_observed % 4 == 0);
-	use_warm(s, &w);
-	CHECK(csuggest_ok(s));
 	for (c = 0; c < s->in.n_clusters; c++)
 	{
 		CHECK(s->out.cluster_icm[c] != NULL);
 		CHECK(s->out.cluster_icm[c]->fit_evals > 0);
-		CHECK(s->out.cluster_icm[c]->fit_evals <=
-			  40 + SUGGEST_ALTERNATE_MAX_EVALS);
 		if (s->out.cluster_icm[c]->fit_evals > most)
 			most = s->out.cluster_icm[c]->fit_evals;
 	}
-	printf("  clustered ICM d=10, 3 clusters, n=100, warm with another "
-		   "start: at most %d likelihood evaluations per cluster\n", most);
-	result_free(s);
+	return most;
+}
+
+/*
+ * Warm clustered steps follow the schedule: at n = 100 each cluster only
+ * refines its previous fit (at most CLUSTER_WARM_MAX_EVALS = 40
+ * evaluations); at n = 96, a SUGGEST_ALTERNATE_SPARSE_PERIOD multiple, one
+ * also runs another start to the end, past what the refinement may take.
+ */
+static void
+test_alternate_steps(void)
+{
+	CStudy	   *s = malloc(sizeof(CStudy));
+	ClusterWarm w;
+	int			at,
+				most[2];
+
+	for (at = 0; at < 2; at++)
+	{
+		int			n = at == 0 ? 100 : 96;
+
+		cstudy_init(s, 10, n - 1, 4);
+		CHECK(csuggest_ok(s));
+		keep_warm(s, &w);
+		result_free(s);
+		observe(s);
+		CHECK(s->in.n_observed == n);
+		use_warm(s, &w);
+		CHECK(csuggest_ok(s));
+		most[at] = most_cluster_evals(s);
+		result_free(s);
+	}
+	CHECK(most[0] <= 40);
+	CHECK(most[1] > 40);
+	printf("  clustered ICM d=10, 3 clusters, warm: at most %d likelihood "
+		   "evaluations per cluster at n=100, %d at n=96 (another start)\n",
+		   most[0], most[1]);
 	free(s);
 }
 
@@ -885,7 +931,8 @@ test_clustered_suggest(void)
 	test_bad_input();
 	test_optimisation();
 	test_warm_start();
-	test_alternate_cap();
+	test_alternate_schedule();
+	test_alternate_steps();
 	report_timing(25);
 	report_timing(100);
 }
