@@ -162,6 +162,48 @@ def timed_suggestions(conn, study, reps):
     return times, (cpu if len(cpu) == len(times) else None), fits, r
 
 
+def other_start(n):
+    """Does the warm fit at n complete trials also run another start?  The
+    schedule of suggest_alternate_start (src/core/suggest_internal.h):
+    every 4th trial below 50, every 16th from there."""
+    return n % 4 == 0 if n < 50 else n % 16 == 0
+
+
+def consecutive_steps(conn, n, d, T, steps, icm_options):
+    """A real run of ICM suggestions: the warm ICM study of latency() at n
+    trials, then steps committed suggest_next calls in a row, each trial
+    reported with the task functions' values before the next call, so
+    the fits follow their schedule (a rolled-back call at one n always
+    repeats the same step).  Returns each call's wall time and its model
+    row's fit_ms, with the n it was made at."""
+    rng = np.random.default_rng(d * 7919 + n)
+    X = rng.uniform(size=(n, d))
+    fs = task_functions(d, T, seed=1000 * d + n)
+    name, _, _, _ = load_multitask_history(conn, d, n, X, fs, "icm", icm_options)
+    aux = ["aux%d" % k for k in range(1, T)]
+    out = []
+    with conn.cursor() as cur:
+        for i in range(steps):
+            t0 = time.perf_counter()
+            cur.execute("SELECT tuner.suggest_next(%s)", (name,))
+            r = cur.fetchone()[0]
+            wall = time.perf_counter() - t0
+            cur.execute("""SELECT t.source, m.kind, m.fit_ms FROM tuner.trial t
+                             LEFT JOIN tuner.model m ON m.trial_id = t.id WHERE t.id = %s""",
+                        (r["trial"],))
+            source, kind, fit_ms = cur.fetchone()
+            if source != "model" or kind != "icm":
+                raise RuntimeError("step %d of %s: source %r, model %r, not an ICM suggestion"
+                                   % (i + 1, name, source, kind))
+            x = np.array([[r["params"]["x%d" % k] for k in range(d)]])
+            metrics = {"value": float(fs[0](x)[0])}
+            metrics.update({m: float(f(x)[0]) for m, f in zip(aux, fs[1:])})
+            cur.execute("SELECT tuner.report(%s, %s)", (r["trial"], json.dumps(metrics)))
+            out.append({"n": n + i, "wall_ms": 1e3 * wall, "fit_ms": fit_ms,
+                        "other_start": other_start(n + i)})
+    return {"study": name, "steps": out}
+
+
 def latency(conn, n, d, T, reps, icm_options, log, clustered=True):
     """Warm suggest_next latency: ICM (T tasks) and GP-EI on the same points;
     with clustered, also ICM and clustered-icm (the true clusters set) on a
