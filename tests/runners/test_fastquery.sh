@@ -157,6 +157,12 @@ run 1 build --file "$T/g1.h5" --index "$T/ix.h5" --bogus 1 >/dev/null 2>&1
 check "unknown option exits 2" [ $? -eq 2 ]
 run 1 query --file "$T/g1.h5" --index "$T/ref.h5" --queries "mass>1" >/dev/null 2>&1
 check "unknown variable exits 2" [ $? -eq 2 ]
+# every rank finds bad input alike: each exits 2, rank 0 alone says why
+run 3 query --file "$T/g1.h5" --index "$T/ref.h5" --queries "mass>1" \
+	>/dev/null 2>"$T/bad3.err"
+check "unknown variable with 3 ranks exits 2" [ $? -eq 2 ]
+check "unknown variable with 3 ranks: the reason once" \
+	[ "$(grep -c 'unknown variable' "$T/bad3.err")" -eq 1 ]
 run 1 query --file "$T/g1.h5" --index "$T/ref.h5" --queries "x<nan" >/dev/null 2>&1
 check "NaN constant exits 2" [ $? -eq 2 ]
 run 1 build --file "$T/missing.h5" --index "$T/ix.h5" >/dev/null 2>&1
