@@ -18,6 +18,7 @@ CORE_OBJS = \
 	src/core/gp_fit.o \
 	src/core/icm.o \
 	src/core/icm_fit.o \
+	src/core/icm_likelihood_cholesky.o \
 	src/core/icm_units.o \
 	src/core/log_ei.o \
 	src/core/gp_posterior.o \

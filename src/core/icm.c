@@ -10,7 +10,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
-#include "icm.h"
+#include "icm_internal.h"
 #include "linalg.h"
 #include "matern.h"
 
@@ -92,6 +92,7 @@ icm_model_free(IcmModel *model)
 	tuner_free(model->lx);
 	tuner_free(model->qb);
 	tuner_free(model->lb);
+	tuner_free(model->lk);
 	tuner_free(model->categories);
 	tuner_free(model);
 }
@@ -283,6 +284,30 @@ prepare_full(IcmModel *model, TunerStatus *status)
 	return TUNER_OK;
 }
 
+/* Qb and Lb of the whitened B; see icm_internal.h. */
+TunerErrorCode
+icm_whitened_task_eigen(IcmModel *model, TunerStatus *status)
+{
+	int T = model->T;
+	int t, k;
+	TunerErrorCode rc;
+
+	if (!ensure(&model->qb, (size_t)T * T) || !ensure(&model->lb, T))
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory for a %d-task model", T);
+	for (t = 0; t < T; t++)
+		for (k = 0; k < T; k++)
+			model->qb[t + k * T] =
+				model->B[t + k * T] / sqrt(model->noise[t] * model->noise[k]);
+	rc = sym_eigen(model->qb, T, model->lb, status);
+	if (rc != TUNER_OK)
+		return rc;
+	/* Round-off can make a PSD matrix's eigenvalues slightly negative. */
+	for (k = 0; k < T; k++)
+		model->lb[k] = fmax(model->lb[k], 0.0);
+	return TUNER_OK;
+}
+
 /* Kronecker path: eigen-decompositions of Kx and of the whitened B. */
 static TunerErrorCode
 prepare_kronecker(IcmModel *model, TunerStatus *status)
@@ -294,8 +319,7 @@ prepare_kronecker(IcmModel *model, TunerStatus *status)
 	int i, t, a, k;
 	TunerErrorCode rc;
 
-	if (!ensure(&model->qx, (size_t)n * n) || !ensure(&model->lx, n) ||
-		!ensure(&model->qb, (size_t)T * T) || !ensure(&model->lb, T))
+	if (!ensure(&model->qx, (size_t)n * n) || !ensure(&model->lx, n))
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory for a %d-point model", n);
 	model->jitter = 0.0;
@@ -303,18 +327,12 @@ prepare_kronecker(IcmModel *model, TunerStatus *status)
 	rc = sym_eigen(model->qx, n, model->lx, status);
 	if (rc != TUNER_OK)
 		return rc;
-	for (t = 0; t < T; t++)
-		for (k = 0; k < T; k++)
-			model->qb[t + k * T] =
-				model->B[t + k * T] / sqrt(model->noise[t] * model->noise[k]);
-	rc = sym_eigen(model->qb, T, model->lb, status);
+	rc = icm_whitened_task_eigen(model, status);
 	if (rc != TUNER_OK)
 		return rc;
 	/* Round-off can make a PSD matrix's eigenvalues slightly negative. */
 	for (a = 0; a < n; a++)
 		model->lx[a] = fmax(model->lx[a], 0.0);
-	for (k = 0; k < T; k++)
-		model->lb[k] = fmax(model->lb[k], 0.0);
 
 	r = tuner_alloc(sizeof(double) * n * T);
 	p = tuner_alloc(sizeof(double) * n * T);
@@ -386,10 +404,14 @@ icm_prepare(IcmModel *model, TunerStatus *status)
 		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
 	for (e = 0; e < d; e++)
 		inv_ls[e] = 1.0 / model->lengthscales[e];
-	matern52_gram(model->x, n, d, inv_ls, model->categories, 1.0, model->kx);
+	if (!model->kx_ready)
+		matern52_gram(model->x, n, d, inv_ls, model->categories, 1.0,
+					  model->kx);
 	tuner_free(inv_ls);
 
 	model->kronecker = (N == n * T && !model->force_full);
+	if (model->kronecker && model->likelihood_only)
+		return icm_prepare_kronecker_cholesky(model, status);
 	if (model->kronecker)
 		return prepare_kronecker(model, status);
 	return prepare_full(model, status);
@@ -409,6 +431,9 @@ icm_predict(const IcmModel *model, const double *xs, int m, int task,
 	if (task < 0 || task >= T)
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "task %d is out of range 1..%d", task + 1, T);
+	if (model->kronecker && model->likelihood_only)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "the model was prepared for its likelihood only");
 	for (i = 0; i < m * d; i++)
 		if (!isfinite(xs[i]))
 			return tuner_fail(status, TUNER_ERR_INVALID,
@@ -671,6 +696,9 @@ TunerErrorCode
 icm_gradient_parts(const IcmModel *model, double *c, double *mm, double *gdiag,
 				   double *asum, TunerStatus *status)
 {
+	if (model->kronecker && model->likelihood_only)
+		return icm_gradient_parts_kronecker_cholesky(model, c, mm, gdiag, asum,
+													 status);
 	if (model->kronecker)
 		return gradient_parts_kronecker(model, c, mm, gdiag, asum, status);
 	return gradient_parts_full(model, c, mm, gdiag, asum, status);

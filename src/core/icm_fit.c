@@ -3,8 +3,9 @@
  *	  Hyperparameters of the ICM model (icm.h) by maximising the log marginal
  *	  likelihood plus log priors, with analytic gradients and NLopt's bounded
  *	  L-BFGS from several starts.  The likelihood and its gradient use the
- *	  path icm_prepare chooses, so a fully observed fit costs O(n^3 + T^3)
- *	  per evaluation.
+ *	  path icm_prepare chooses, so a fully observed fit costs O(T n^3)
+ *	  per evaluation (likelihood_only: T Cholesky factorisations, no
+ *	  eigen-decomposition; the fitted model is prepared for prediction).
  *
  *	  theta = (log l_1..d, W (T x rank, row-major), log v_1..T,
  *	           log noise_1..T, mean_1..T), for x on the unit cube and each
@@ -117,6 +118,7 @@ problem_init(IcmProblem *p, const double *x, const double *y, int n, int d,
 	memcpy(p->model->x, x, sizeof(double) * n * d);
 	memcpy(p->model->y, y, sizeof(double) * n * T);
 	p->model->force_full = force_full;
+	p->model->likelihood_only = 1;
 	if (icm_model_set_categories(p->model, categories, status) != TUNER_OK)
 		return status ? status->code : TUNER_ERR_NOMEM;
 	p->n_pairs = (size_t)n * (n - 1) / 2;
@@ -188,6 +190,40 @@ log_prior(const IcmProblem *p, const double *theta, double *grad)
 	return lp;
 }
 
+/*
+ * Kx into the scratch model and, in coef, matern52_radial of every pair:
+ * one distance and one exp per pair serve the likelihood and its gradient.
+ */
+static void
+pair_kernel(IcmProblem *p)
+{
+	IcmModel *m = p->model;
+	int n = p->n, d = p->d;
+	size_t pair = 0;
+	int i, j, k;
+
+	for (k = 0; k < d; k++)
+		p->inv_ls2[k] = 1.0 / (m->lengthscales[k] * m->lengthscales[k]);
+	if (p->n_pairs > 0)
+		cblas_dgemv(CblasColMajor, CblasNoTrans, (int)p->n_pairs, d, 1.0,
+					p->sqdiff, (int)p->n_pairs, p->inv_ls2, 1, 0.0, p->r2, 1);
+	for (j = 0; j < n; j++)
+	{
+		m->kx[j + (size_t)j * n] = 1.0;
+		for (i = j + 1; i < n; i++, pair++)
+		{
+			double sr = MATERN_SQRT5 * sqrt(p->r2[pair]);
+			double e = exp(-sr);
+			double kij = (1.0 + sr + sr * sr / 3.0) * e;
+
+			m->kx[i + (size_t)j * n] = kij;
+			m->kx[j + (size_t)i * n] = kij;
+			p->coef[pair] = (5.0 / 3.0) * (1.0 + sr) * e;
+		}
+	}
+	m->kx_ready = 1;
+}
+
 /* -(log likelihood + log prior) at theta and its gradient. */
 static TunerErrorCode
 problem_eval(IcmProblem *p, const double *theta, double *value, double *grad)
@@ -200,6 +236,7 @@ problem_eval(IcmProblem *p, const double *theta, double *value, double *grad)
 	TunerErrorCode rc;
 
 	set_theta(p, theta);
+	pair_kernel(p);
 	rc = icm_prepare(m, p->status);
 	if (rc != TUNER_OK)
 		return rc;
@@ -216,16 +253,11 @@ problem_eval(IcmProblem *p, const double *theta, double *value, double *grad)
 		return rc;
 
 	/* lengthscales: sum_{i<j} c_ij radial(r_ij) delta_ijk^2 / l_k^2 */
-	for (k = 0; k < d; k++)
-		p->inv_ls2[k] = 1.0 / (m->lengthscales[k] * m->lengthscales[k]);
 	if (p->n_pairs > 0)
 	{
-		cblas_dgemv(CblasColMajor, CblasNoTrans, (int)p->n_pairs, d, 1.0,
-					p->sqdiff, (int)p->n_pairs, p->inv_ls2, 1, 0.0, p->r2, 1);
 		for (j = 0; j < n; j++)
 			for (i = j + 1; i < n; i++, pair++)
-				p->coef[pair] = p->c[i + (size_t)j * n] *
-								matern52_radial(sqrt(p->r2[pair]));
+				p->coef[pair] *= p->c[i + (size_t)j * n];
 		/* the lengthscale slots of grad hold the prior part: add to it */
 		for (k = 0; k < d; k++)
 			grad[k] += p->inv_ls2[k] * cblas_ddot((int)p->n_pairs,
@@ -568,6 +600,8 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 		goto done;
 	}
 	set_theta(&p, p.best_theta);
+	p.model->likelihood_only = 0; /* the fitted model predicts */
+	p.model->kx_ready = 0;        /* kx is from the last theta tried */
 	rc = icm_prepare(p.model, status);
 	if (rc == TUNER_OK)
 	{

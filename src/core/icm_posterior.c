@@ -102,6 +102,12 @@ posterior_build(const IcmModel *model, int task, const double *b, double mean,
 	TunerErrorCode rc;
 	int a, k;
 
+	if (model->kronecker && model->likelihood_only)
+	{
+		tuner_fail(status, TUNER_ERR_INVALID,
+				   "the model was prepared for its likelihood only");
+		return NULL;
+	}
 	p = tuner_alloc_zero(sizeof(IcmPosterior));
 	if (p == NULL)
 		goto nomem;

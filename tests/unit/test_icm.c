@@ -13,6 +13,7 @@
 
 #include "gp.h"
 #include "icm.h"
+#include "icm_posterior.h"
 #include "matern.h"
 #include "rng.h"
 #include "unit.h"
@@ -146,6 +147,78 @@ test_kronecker(void)
 	}
 	icm_model_free(kr);
 	icm_model_free(fu);
+}
+
+/*
+ * 2b. likelihood_only (T Cholesky factors, no eigen-decomposition of Kx)
+ * gives the likelihood, alpha and every gradient piece of the eigen path and
+ * of the full path; a model prepared that way refuses to predict.
+ */
+static void
+test_likelihood_only(void)
+{
+	int n = 25, d = 2, T = 4, rank = 2, i, t;
+	double c[3][25 * 25], mm[3][16], gdiag[3][4], asum[3][4];
+	TunerStatus st;
+	TunerRng rng;
+	IcmModel *m[3];
+	IcmPosterior *post;
+	double mu, sd;
+	int path;
+
+	rng_seed(&rng, 23);
+	for (path = 0; path < 3; path++)
+		m[path] = icm_model_create(n, d, T, rank, &st);
+	for (i = 0; i < n * d; i++)
+		m[0]->x[i] = rng_uniform(&rng);
+	for (i = 0; i < n; i++)
+		for (t = 0; t < T; t++)
+			m[0]->y[i * T + t] = cos(2 * m[0]->x[i * d] + t) +
+								 0.3 * t * m[0]->x[i * d + 1] +
+								 0.1 * rng_normal(&rng);
+	random_hyper(m[0], &rng);
+	copy_model(m[0], m[1]);
+	copy_model(m[0], m[2]);
+	m[1]->likelihood_only = 1;
+	m[2]->force_full = 1;
+	for (path = 0; path < 3; path++)
+	{
+		CHECK(icm_prepare(m[path], &st) == TUNER_OK);
+		CHECK(icm_gradient_parts(m[path], c[path], mm[path], gdiag[path],
+								 asum[path], &st) == TUNER_OK);
+	}
+	CHECK(m[1]->kronecker == 1 && m[2]->kronecker == 0);
+	CHECK(m[2]->jitter == 0.0);
+	for (path = 0; path < 3; path += 2)
+	{
+		CHECK(rel_close(m[1]->log_likelihood, m[path]->log_likelihood, 1e-10));
+		for (i = 0; i < n * T; i++)
+			CHECK_CLOSE(m[1]->alpha[i], m[path]->alpha[i], 1e-8);
+		for (i = 0; i < n * n; i++)
+			CHECK_CLOSE(c[1][i], c[path][i], 1e-8);
+		for (i = 0; i < T * T; i++)
+			CHECK_CLOSE(mm[1][i], mm[path][i], 1e-8);
+		for (t = 0; t < T; t++)
+		{
+			CHECK_CLOSE(gdiag[1][t], gdiag[path][t], 1e-8);
+			CHECK_CLOSE(asum[1][t], asum[path][t], 1e-8);
+		}
+	}
+
+	tuner_status_clear(&st);
+	CHECK(icm_predict(m[1], m[1]->x, 1, 0, &mu, &sd, &st) ==
+		  TUNER_ERR_INVALID);
+	CHECK(strstr(st.message, "likelihood only") != NULL);
+	tuner_status_clear(&st);
+	post = icm_posterior_create(m[1], 0, &st);
+	CHECK(post == NULL && st.code == TUNER_ERR_INVALID);
+	/* with missing entries the flag changes nothing: the full path */
+	m[1]->y[3] = NAN;
+	CHECK(icm_prepare(m[1], &st) == TUNER_OK);
+	CHECK(m[1]->kronecker == 0);
+	CHECK(icm_predict(m[1], m[1]->x, 1, 0, &mu, &sd, &st) == TUNER_OK);
+	for (path = 0; path < 3; path++)
+		icm_model_free(m[path]);
 }
 
 /*
@@ -558,6 +631,7 @@ test_icm(void)
 {
 	test_one_task();
 	test_kronecker();
+	test_likelihood_only();
 	test_missing_bruteforce();
 	check_gradient(1, 0, 0, 1); /* missing: full path */
 	check_gradient(1, 0, 1, 2);
