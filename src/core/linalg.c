@@ -96,9 +96,11 @@ linalg_lower_solve_many(const double *l, int n, double *b, int m)
 /*
  * L^-1 in place for a lower-triangular L (leading dimension ld), by halves:
  * [L11 0; L21 L22]^-1 = [L11^-1 0; -L22^-1 L21 L11^-1  L22^-1].  Why not
- * dtrtri alone: OpenBLAS 0.3.21 runs it column by column at these sizes,
- * 0.09 ms for n = 100 on the CI VM against 0.034 ms by halves with dtrmm.
- * Returns dtrtri's info (> 0: a zero on the diagonal).
+ * dtrtri alone: OpenBLAS 0.3.21 runs it column by column (BLAS-2) at the
+ * sizes our fits use; by halves, with dtrmm, and then dlauum, the inverse
+ * of the factor takes about half dpotri's time at n = 100
+ * (bench/multitask/likelihood_eval.sh).  Returns dtrtri's info (> 0: a
+ * zero on the diagonal).
  */
 static lapack_int
 lower_inverse(double *l, int n, int ld)
