@@ -1,15 +1,4 @@
 #!/bin/bash
-# bench/multitask/alternate_schedule.sh [seeds]: build alternate_schedule.c
-# against src/core (no server needed) and run it, one BLAS thread, with
-# OpenBLAS's SkylakeX kernels unless OPENBLAS_CORETYPE says otherwise.
-set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-core="$here/../../src/core"
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-gcc -std=gnu99 -O2 -Wall -I"$core" \
-	-I/usr/include/x86_64-linux-gnu/openblas-pthread \
-	-o "$out/alternate_schedule" "$here/alternate_schedule.c" "$core"/*.c \
-	-llapacke -lopenblas -lnlopt -lm
-OPENBLAS_NUM_THREADS=1 OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX} \
-	"$out/alternate_schedule" "$@"
+# bench/multitask/alternate_schedule.sh [seeds [cap [schedule]]]: run
+# alternate_schedule.c (see its header) through core_program.sh.
+exec bash "$(dirname "$0")/core_program.sh" alternate_schedule "$@"

@@ -284,6 +284,58 @@ prepare_full(IcmModel *model, TunerStatus *status)
 	return TUNER_OK;
 }
 
+/* Whitened residuals; see icm_internal.h. */
+void
+icm_whitened_residuals(const IcmModel *model, double *r)
+{
+	int n = model->n, T = model->T;
+	int i, t;
+
+	for (i = 0; i < n; i++)
+		for (t = 0; t < T; t++)
+			r[i + t * n] = (model->y[(size_t)i * T + t] - model->mean[t]) /
+						   sqrt(model->noise[t]);
+}
+
+/* alpha and the log likelihood from a whitened solve; see icm_internal.h. */
+void
+icm_kronecker_finish(IcmModel *model, const double *r, double logdet_whitened)
+{
+	int n = model->n, T = model->T;
+	double quad = 0.0, logdet = logdet_whitened;
+	int i, t;
+
+	for (i = 0; i < n; i++)
+		for (t = 0; t < T; t++)
+		{
+			double resid = model->y[(size_t)i * T + t] - model->mean[t];
+
+			model->alpha[i * T + t] = r[i + t * n] / sqrt(model->noise[t]);
+			quad += resid * model->alpha[i * T + t];
+		}
+	for (t = 0; t < T; t++)
+		logdet += n * log(model->noise[t]);
+	model->log_likelihood =
+		-0.5 * quad - 0.5 * logdet - 0.5 * (double)n * T * LOG_2PI;
+}
+
+/* The alpha terms of the gradient pieces; see icm_internal.h. */
+void
+icm_alpha_products(const IcmModel *model, const double *a_m, double *tmp,
+				   double c_beta, double *c, double *mm)
+{
+	int n = model->n, T = model->T;
+
+	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, T, 1.0, a_m,
+				n, model->B, T, 0.0, tmp, n);
+	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, T, 1.0, tmp, n,
+				a_m, n, c_beta, c, n);
+	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, n, 1.0,
+				model->kx, n, a_m, n, 0.0, tmp, n);
+	cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, T, T, n, 1.0, a_m, n,
+				tmp, n, 0.0, mm, T);
+}
+
 /* Qb and Lb of the whitened B; see icm_internal.h. */
 TunerErrorCode
 icm_whitened_task_eigen(IcmModel *model, TunerStatus *status)
@@ -315,8 +367,8 @@ prepare_kronecker(IcmModel *model, TunerStatus *status)
 	int n = model->n, T = model->T;
 	double *r = NULL;
 	double *p = NULL;
-	double logdet = 0.0, quad = 0.0;
-	int i, t, a, k;
+	double logdet = 0.0;
+	int a, k;
 	TunerErrorCode rc;
 
 	if (!ensure(&model->qx, (size_t)n * n) || !ensure(&model->lx, n))
@@ -343,11 +395,7 @@ prepare_kronecker(IcmModel *model, TunerStatus *status)
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory for a %d-point model", n);
 	}
-	/* R = whitened residuals, n x T column-major */
-	for (i = 0; i < n; i++)
-		for (t = 0; t < T; t++)
-			r[i + t * n] = (model->y[(size_t)i * T + t] - model->mean[t]) /
-						   sqrt(model->noise[t]);
+	icm_whitened_residuals(model, r);
 	/* P = Qx^T R Qb, divided by lx_a lb_k + 1, then R = Qx P Qb^T */
 	cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, T, n, 1.0,
 				model->qx, n, r, n, 0.0, p, n);
@@ -365,20 +413,9 @@ prepare_kronecker(IcmModel *model, TunerStatus *status)
 				model->qb, T, 0.0, p, n);
 	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, n, 1.0,
 				model->qx, n, p, n, 0.0, r, n);
-	for (i = 0; i < n; i++)
-		for (t = 0; t < T; t++)
-		{
-			double resid = model->y[(size_t)i * T + t] - model->mean[t];
-
-			model->alpha[i * T + t] = r[i + t * n] / sqrt(model->noise[t]);
-			quad += resid * model->alpha[i * T + t];
-		}
-	for (t = 0; t < T; t++)
-		logdet += n * log(model->noise[t]);
+	icm_kronecker_finish(model, r, logdet);
 	tuner_free(r);
 	tuner_free(p);
-	model->log_likelihood =
-		-0.5 * quad - 0.5 * logdet - 0.5 * (double)n * T * LOG_2PI;
 	return TUNER_OK;
 }
 
@@ -639,16 +676,9 @@ gradient_parts_kronecker(const IcmModel *model, double *c, double *mm,
 	}
 	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, -1.0, scaled,
 				n, model->qx, n, 0.0, c, n);
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, T, 1.0, a_m,
-				n, model->B, T, 0.0, tmp, n);
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, T, 1.0, tmp, n,
-				a_m, n, 1.0, c, n);
+	icm_alpha_products(model, a_m, tmp, 1.0, c, mm);
 
 	/* mm = A^T Kx A - D^-1/2 Qb diag(mk) Qb^T D^-1/2 */
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, n, 1.0,
-				model->kx, n, a_m, n, 0.0, tmp, n);
-	cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, T, T, n, 1.0, a_m, n,
-				tmp, n, 0.0, mm, T);
 	for (k = 0; k < T; k++)
 	{
 		double mk = 0.0, dk = 0.0;

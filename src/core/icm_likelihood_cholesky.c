@@ -27,8 +27,6 @@
 #include "icm_internal.h"
 #include "linalg.h"
 
-#define LOG_2PI 1.8378770664093454836
-
 /* Prepare; see icm_internal.h. */
 TunerErrorCode
 icm_prepare_kronecker_cholesky(IcmModel *model, TunerStatus *status)
@@ -36,8 +34,8 @@ icm_prepare_kronecker_cholesky(IcmModel *model, TunerStatus *status)
 	int n = model->n, T = model->T;
 	size_t nn = (size_t)n * n;
 	double *r = NULL, *p = NULL;
-	double logdet = 0.0, quad = 0.0;
-	int i, t, k;
+	double logdet = 0.0;
+	int i, k;
 	TunerErrorCode rc;
 
 	rc = icm_whitened_task_eigen(model, status);
@@ -76,10 +74,7 @@ icm_prepare_kronecker_cholesky(IcmModel *model, TunerStatus *status)
 	}
 
 	/* P = R Qb, column k solved with M_k, then R = P Qb^T */
-	for (i = 0; i < n; i++)
-		for (t = 0; t < T; t++)
-			r[i + t * n] = (model->y[(size_t)i * T + t] - model->mean[t]) /
-						   sqrt(model->noise[t]);
+	icm_whitened_residuals(model, r);
 	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, T, 1.0, r, n,
 				model->qb, T, 0.0, p, n);
 	for (k = 0; k < T; k++)
@@ -87,18 +82,7 @@ icm_prepare_kronecker_cholesky(IcmModel *model, TunerStatus *status)
 							p + k * n, n);
 	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, T, T, 1.0, p, n,
 				model->qb, T, 0.0, r, n);
-	for (i = 0; i < n; i++)
-		for (t = 0; t < T; t++)
-		{
-			double resid = model->y[(size_t)i * T + t] - model->mean[t];
-
-			model->alpha[i * T + t] = r[i + t * n] / sqrt(model->noise[t]);
-			quad += resid * model->alpha[i * T + t];
-		}
-	for (t = 0; t < T; t++)
-		logdet += n * log(model->noise[t]);
-	model->log_likelihood =
-		-0.5 * quad - 0.5 * logdet - 0.5 * (double)n * T * LOG_2PI;
+	icm_kronecker_finish(model, r, logdet);
 
 done:
 	tuner_free(r);
@@ -131,15 +115,7 @@ icm_gradient_parts_kronecker_cholesky(const IcmModel *model, double *c,
 		for (t = 0; t < T; t++)
 			a_m[i + t * n] = model->alpha[i * T + t];
 
-	/* c = A B A^T; mm = A^T Kx A */
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, T, 1.0, a_m,
-				n, model->B, T, 0.0, tmp, n);
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, T, 1.0, tmp, n,
-				a_m, n, 0.0, c, n);
-	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, T, n, 1.0,
-				model->kx, n, a_m, n, 0.0, tmp, n);
-	cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, T, T, n, 1.0, a_m, n,
-				tmp, n, 0.0, mm, T);
+	icm_alpha_products(model, a_m, tmp, 0.0, c, mm);
 	for (t = 0; t < T; t++)
 		gdiag[t] = 0.0;
 
