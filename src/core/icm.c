@@ -424,7 +424,6 @@ TunerErrorCode
 icm_prepare(IcmModel *model, TunerStatus *status)
 {
 	int n = model->n, d = model->d, T = model->T;
-	double *inv_ls;
 	int e, N = 0;
 	TunerErrorCode rc;
 
@@ -436,15 +435,18 @@ icm_prepare(IcmModel *model, TunerStatus *status)
 			model->obs[N++] = e;
 	model->n_obs = N;
 	build_b(model, model->B);
-	inv_ls = tuner_alloc(sizeof(double) * d);
-	if (inv_ls == NULL)
-		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
-	for (e = 0; e < d; e++)
-		inv_ls[e] = 1.0 / model->lengthscales[e];
 	if (!model->kx_ready)
+	{
+		double *inv_ls = tuner_alloc(sizeof(double) * d);
+
+		if (inv_ls == NULL)
+			return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
+		for (e = 0; e < d; e++)
+			inv_ls[e] = 1.0 / model->lengthscales[e];
 		matern52_gram(model->x, n, d, inv_ls, model->categories, 1.0,
 					  model->kx);
-	tuner_free(inv_ls);
+		tuner_free(inv_ls);
+	}
 
 	model->kronecker = (N == n * T && !model->force_full);
 	if (model->kronecker && model->likelihood_only)
