@@ -602,6 +602,8 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 	set_theta(&p, p.best_theta);
 	p.model->likelihood_only = 0; /* the fitted model predicts */
 	p.model->kx_ready = 0;        /* kx is from the last theta tried */
+	tuner_free(p.model->lk);      /* T n x n factors only the search used */
+	p.model->lk = NULL;
 	rc = icm_prepare(p.model, status);
 	if (rc == TUNER_OK)
 	{
