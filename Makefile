@@ -30,6 +30,7 @@ CORE_OBJS = \
 	src/core/suggest.o \
 	src/core/suggest_gp.o \
 	src/core/feasibility.o \
+	src/core/feasibility_calibration.o \
 	src/core/suggest_icm.o \
 	src/core/clusters.o \
 	src/core/suggest_cluster.o \

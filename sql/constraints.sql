@@ -48,6 +48,12 @@ SELECT m.trend_intercept IS NOT NULL AS has_trend,
 	   abs(m.trend_slopes[1]) > abs(m.trend_slopes[2]) AS mostly_x
   FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
  WHERE s.name = 'fz' AND m.kind = 'feasibility' ORDER BY m.id DESC LIMIT 1;
+-- The failure model's probability is calibrated on its leave-one-out
+-- predictions: a threshold and a positive spread.
+SELECT m.calibration_threshold IS NOT NULL AS calibrated,
+	   m.calibration_spread > 0 AS spread
+  FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
+ WHERE s.name = 'fz' AND m.kind = 'feasibility' ORDER BY m.id DESC LIMIT 1;
 -- The model steps probe the edge of the failing region, where the
 -- feasible optimum is, and rarely go deep into it.
 SELECT count(*) FILTER (WHERE state = 'failed') AS failed,
@@ -63,6 +69,31 @@ SELECT tuner.predict_feasibility('fz', '{"x": 1, "y": 0}') < 0.2 AS corner_low,
 SELECT tuner.predict_feasibility('fz', '{"x": 0.95, "y": 0.5}') < 0.2 AS crash_side,
 	   tuner.predict_feasibility('fz', '{"x": 0.1, "y": 0.5}') > 0.8 AS safe_side,
 	   tuner.predict_feasibility('fz', '{"x": 0.5, "y": 0.5}') BETWEEN 0 AND 1 AS a_probability;
+
+-- A categorical parameter in the failure model: choice 'c' crashes
+-- whatever x is.  tuner.predict_feasibility measures the choices as the
+-- acquisition's model does (unordered, src/core/matern.h), so 'c' is
+-- predicted to fail where 'a' runs.
+SELECT tuner.create_study('fcat', 'value', 'minimize', settings => '{"seed": 5, "n_initial": 6}') > 0 AS created;
+SELECT tuner.add_parameter('fcat', 'x', 'float', low => 0, high => 1);
+SELECT tuner.add_parameter('fcat', 'k', 'categorical', choices => '{a,b,c}');
+DO $$
+DECLARE
+	r jsonb;
+BEGIN
+	FOR i IN 1 .. 14 LOOP
+		r := tuner.suggest_next('fcat');
+		IF r -> 'params' ->> 'k' = 'c' THEN
+			PERFORM tuner.fail((r ->> 'trial')::bigint, 'crashed');
+		ELSE
+			PERFORM tuner.report((r ->> 'trial')::bigint,
+								 pg_catalog.jsonb_build_object('value', ((r -> 'params' ->> 'x')::float8 - 0.3) ^ 2));
+		END IF;
+	END LOOP;
+END $$;
+SELECT count(*) FILTER (WHERE state = 'failed') > 0 AS some_failed FROM tuner.trials WHERE study = 'fcat';
+SELECT tuner.predict_feasibility('fcat', '{"x": 0.3, "k": "c"}') < 0.5 AS c_fails,
+	   tuner.predict_feasibility('fcat', '{"x": 0.3, "k": "a"}') > 0.5 AS a_runs;
 
 -- Failed trials count towards the design's length (n_initial 4), but
 -- the model needs two trials that ran: three failures and one run are
@@ -130,7 +161,10 @@ SELECT min(value) < (SELECT value FROM tuner.best('oc')) AS unconstrained_better
 SELECT count(*) FILTER (WHERE constraints_met) > count(*) / 2 AS mostly_met
   FROM tuner.trials WHERE study = 'oc' AND source = 'model';
 -- One model per constraint with spread (throughput is constant: none).
-SELECT m.kind, m.constraint_metric, m.tasks FROM tuner.model m
+-- An outcome constraint's model has no trend and no calibration.
+SELECT m.kind, m.constraint_metric, m.tasks, m.trend_intercept IS NULL AS no_trend,
+	   m.calibration_threshold IS NULL AND m.calibration_spread IS NULL AS not_calibrated
+  FROM tuner.model m
  WHERE m.study_id = (SELECT id FROM tuner.study WHERE name = 'oc')
    AND m.trial_id = (SELECT max(trial_id) FROM tuner.model WHERE kind = 'constraint')
    AND m.kind <> 'gp' ORDER BY m.id;
@@ -233,12 +267,35 @@ SELECT tuner.add_constraint('cat', 'n <= m');
 -- The failed calls added nothing.
 SELECT count(*) FROM tuner.parameter_constraint
  WHERE study_id IN (SELECT id FROM tuner.study WHERE name IN ('pc', 'cat'));
--- The trend helper: intercept + slopes . (u - 1/2) per row, 0 without a
--- trend, and its errors.
-SELECT tuner._trend_at(1, ARRAY[2, -4], ARRAY[[0.5, 0.5], [1, 0.25]]) AS trend,
-	   tuner._trend_at(NULL, NULL, ARRAY[[0.5, 0.5]]) AS none;
-SELECT tuner._trend_at(1, ARRAY[2], ARRAY[[0.5, 0.5]]);
-SELECT tuner._trend_at(1, ARRAY[2, 3], ARRAY[0.5, 0.5]);
+-- One stored model's probability, tuner._feasibility_predict, against
+-- closed forms: one trial at 0.5 with outcome 0 or 1, unit lengthscale,
+-- outputscale and noise, mean 0, no trend: at 0.5 the posterior mean is
+-- y / 2 and its variance 1/2, so P(holds) = Phi((bound - y / 2) / sqrt(1/2)):
+-- Phi(sqrt 2) = 0.921350 (y 0, bound 1), Phi(sqrt 2 / 2) = 0.760250 (y 1).
+SELECT round(p[1]::numeric, 6) AS y0, round(q[1]::numeric, 6) AS y1
+  FROM tuner._feasibility_predict(ARRAY[[0.5]], ARRAY[0.0], ARRAY[1.0], 1, 1, 0,
+								  ARRAY[0], false, 1, NULL, NULL, ARRAY[[0.5]]) AS p,
+	   tuner._feasibility_predict(ARRAY[[0.5]], ARRAY[1.0], ARRAY[1.0], 1, 1, 0,
+								  ARRAY[0], false, 1, NULL, NULL, ARRAY[[0.5]]) AS q;
+-- Its errors.
+SELECT tuner._feasibility_predict(ARRAY[[0.5], [0.6]], ARRAY[0.0], ARRAY[1.0], 1, 1, 0,
+								  ARRAY[0], false, 1, NULL, NULL, ARRAY[[0.5]]);
+SELECT tuner._feasibility_predict(ARRAY[[0.5]], ARRAY[0.0], ARRAY[0.0], 1, 1, 0,
+								  ARRAY[0], false, 1, NULL, NULL, ARRAY[[0.5]]);
+SELECT tuner._feasibility_predict(ARRAY[[0.5]], ARRAY[0.0], ARRAY[1.0], 1, 'NaN', 0,
+								  ARRAY[0], false, 1, NULL, NULL, ARRAY[[0.5]]);
+SELECT tuner._feasibility_predict(ARRAY[[0.5]], ARRAY[0.0], ARRAY[1.0], 1, 1, 0,
+								  ARRAY[2], false, 1, NULL, NULL, ARRAY[[0.5]]);
+SELECT tuner._feasibility_predict(ARRAY[[0.5]], ARRAY[0.0], ARRAY[1.0], 1, 1, 0,
+								  ARRAY[0], true, 1, 0.5, NULL, ARRAY[[0.5]]);
+SELECT tuner._feasibility_predict(ARRAY[[0.5]], ARRAY[0.0], ARRAY[1.0], 1, 1, 0,
+								  ARRAY[0], false, 1, 0.5, 0.2, ARRAY[[0.5]]);
+SELECT tuner._feasibility_predict(ARRAY[[0.5]], ARRAY[0.0], ARRAY[1.0], 1, 1, 0,
+								  ARRAY[0], true, 1, 0.5, 0, ARRAY[[0.5]]);
+SELECT tuner._feasibility_predict(ARRAY[[0.5]], ARRAY[0.0], ARRAY[1.0], 1, 1, 0,
+								  ARRAY[0], false, 1, NULL, NULL, ARRAY[[0.5, 0.5]]);
+SELECT tuner._feasibility_predict(ARRAY[[0.5]], ARRAY[0.0], ARRAY[1.0], 1, 1, 0,
+								  ARRAY[0], false, NULL, NULL, NULL, ARRAY[[0.5]]);
 -- Errors of predict_feasibility.
 SELECT tuner.predict_feasibility('nosuch', '{}');
 SELECT tuner.predict_feasibility('fz', NULL);

@@ -421,10 +421,14 @@ $$;
 -- 0/1 outcome before its GP, so that a failure predicts failures beyond
 -- it towards the edge (src/core/feasibility.h).  The model relation
 -- keeps the trend (tuner.model.trend_intercept and trend_slopes, for
--- kind feasibility), tuner._suggest_point returns it, tuner.suggest_next
--- stores it and tuner.predict_feasibility uses it.  Outcome constraints'
--- models have no trend (both NULL).  suggest_next and predict_feasibility
--- below are 0.1.0's with those changes only.
+-- kind feasibility) and the probability's calibration (below), and
+-- tuner._suggest_point returns them and tuner.suggest_next stores them.
+-- Outcome constraints' models have neither (NULL).
+-- tuner.predict_feasibility rebuilds each stored model in C
+-- (tuner._feasibility_predict), so that it answers as the acquisition's
+-- model: with the trend's uncertainty, the calibration and the kernel's
+-- categorical metric.  suggest_next and predict_feasibility below are
+-- 0.1.0's with those changes only.
 
 ALTER TABLE tuner.model ADD COLUMN trend_intercept float8,
 						ADD COLUMN trend_slopes float8[];
@@ -433,36 +437,34 @@ COMMENT ON COLUMN tuner.model.trend_intercept IS
 COMMENT ON COLUMN tuner.model.trend_slopes IS
 	'Feasibility model: the trend''s slope per parameter on the unit cube, the trend being trend_intercept + sum(slope * (u - 0.5)); 0 for categorical parameters (NULL: none)';
 
--- The failure model's trend at each row of u (unit-cube points):
--- intercept + slopes . (u - 1/2), 0 without a trend (intercept NULL).
-CREATE FUNCTION tuner._trend_at(intercept float8, slopes float8[], u float8[])
+-- The failure model's probability is calibrated on its leave-one-out
+-- predictions (src/core/feasibility_calibration.h): P(runs) =
+-- Phi((calibration_threshold - mu) / sqrt(calibration_spread^2 + var +
+-- noise)) in the standardized outcome's units.  NULL: not calibrated (an
+-- outcome constraint's model, or a calibration that failed numerically).
+ALTER TABLE tuner.model ADD COLUMN calibration_threshold float8,
+						ADD COLUMN calibration_spread float8;
+COMMENT ON COLUMN tuner.model.calibration_threshold IS
+	'Feasibility model: the standardized outcome above which a configuration is predicted to fail, fitted to the model''s leave-one-out predictions (NULL: not calibrated; then bound is the threshold)';
+COMMENT ON COLUMN tuner.model.calibration_spread IS
+	'Feasibility model: the sd added to the prediction''s by the same calibration (standardized units; NULL: not calibrated)';
+
+-- P(holds) of one stored feasibility or constraint model at each row of x
+-- (unit-cube points), rebuilt from its trials (train_x, unit cube; y, the
+-- standardized outcome before any trend) and hyperparameters exactly as
+-- tuner.suggest_next's acquisition uses it: the kernel's categorical
+-- metric, the trend and its uncertainty, the calibration.
+CREATE FUNCTION tuner._feasibility_predict(train_x float8[], y float8[],
+										   lengthscales float8[],
+										   outputscale float8, noise float8,
+										   mean float8, categories int[],
+										   with_trend bool, bound float8,
+										   calibration_threshold float8,
+										   calibration_spread float8,
+										   x float8[])
 RETURNS float8[]
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-AS $$
-BEGIN
-	IF u IS NULL OR pg_catalog.array_ndims(u) IS DISTINCT FROM 2 THEN
-		RAISE EXCEPTION 'u must be a matrix of unit-cube points, one per row'
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'tuner._unit_points gives a study''s configurations as such a matrix.';
-	END IF;
-	IF intercept IS NULL THEN
-		RETURN pg_catalog.array_fill(0::float8, ARRAY[pg_catalog.array_length(u, 1)]);
-	END IF;
-	IF slopes IS NULL OR pg_catalog.array_ndims(slopes) IS DISTINCT FROM 1
-	   OR pg_catalog.cardinality(slopes) <> pg_catalog.array_length(u, 2) THEN
-		RAISE EXCEPTION 'a trend needs one slope per column of u'
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('Got %s slopes for %s columns.',
-											 COALESCE(pg_catalog.cardinality(slopes), 0),
-											 pg_catalog.array_length(u, 2)),
-				  HINT = 'A feasibility model''s trend_slopes has one slope per parameter of its study.';
-	END IF;
-	RETURN ARRAY(
-		SELECT intercept + (SELECT pg_catalog.sum(sl.s * (u[i][sl.k::int] - 0.5))
-							  FROM pg_catalog.unnest(slopes) WITH ORDINALITY AS sl(s, k))
-		  FROM pg_catalog.generate_series(1, pg_catalog.array_length(u, 1)) AS i ORDER BY i);
-END;
-$$;
+AS 'MODULE_PATHNAME', 'tuner_feasibility_predict'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 DROP FUNCTION tuner._suggest_point(int[], float8[], float8[], bool[], int[], float8[], float8[], float8[], float8[], int, int, bigint, bigint, float8[], float8, float8, float8, text, float8[], int, float8[], float8[], float8[], float8[], float8[], float8[], int[], int[], float8[], int[], int[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], bool[]);
 
@@ -542,7 +544,9 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 OUT constraint_y_sd float8[],
 									 OUT constraint_bound_std float8[],
 									 OUT constraint_trend_intercept float8[],
-									 OUT constraint_trend_slopes float8[])
+									 OUT constraint_trend_slopes float8[],
+									 OUT constraint_calibration_threshold float8[],
+									 OUT constraint_calibration_spread float8[])
 RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_suggest_point'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -1067,7 +1071,8 @@ BEGIN
 								 outputscale, noise, mean, log_likelihood,
 								 tasks, parameters, outcome_mean, outcome_sd,
 								 bound, constraint_metric, trend_intercept,
-								 trend_slopes)
+								 trend_slopes, calibration_threshold,
+								 calibration_spread)
 		SELECT s.id, v_trial, CASE WHEN c = 1 THEN 'feasibility' ELSE 'constraint' END,
 			   r.constraint_n[c],
 			   ARRAY(SELECT r.constraint_lengthscales[c][j]
@@ -1081,7 +1086,9 @@ BEGIN
 			   CASE WHEN r.constraint_trend_intercept[c] <> 'NaN' THEN r.constraint_trend_intercept[c] END,
 			   CASE WHEN r.constraint_trend_intercept[c] <> 'NaN' THEN
 					ARRAY(SELECT r.constraint_trend_slopes[c][j]
-							FROM pg_catalog.generate_series(1, d) AS j ORDER BY j) END
+							FROM pg_catalog.generate_series(1, d) AS j ORDER BY j) END,
+			   CASE WHEN r.constraint_calibration_threshold[c] <> 'NaN' THEN r.constraint_calibration_threshold[c] END,
+			   CASE WHEN r.constraint_calibration_spread[c] <> 'NaN' THEN r.constraint_calibration_spread[c] END
 		  FROM pg_catalog.generate_series(1, pg_catalog.cardinality(r.constraint_n)) AS c
 		 WHERE r.constraint_n[c] > 0;
 	END IF;
@@ -1090,6 +1097,10 @@ BEGIN
 END;
 $$;
 
+-- P(feasible) of a configuration: the product over the study's latest
+-- feasibility and constraint models, each with its stored hyperparameters
+-- over every trial finished so far (so trials finished after the fit
+-- count too).
 CREATE OR REPLACE FUNCTION tuner.predict_feasibility(study text, params jsonb)
 RETURNS float8
 LANGUAGE plpgsql STABLE
@@ -1106,7 +1117,7 @@ DECLARE
 	v_objective bigint;
 	v_metric tuner.metric;
 	v_pred record;
-	v_trend float8[];
+	v_categories int[];
 	v_p float8 := 1;
 	v_last bigint;
 	k text;
@@ -1149,6 +1160,12 @@ BEGIN
 	END IF;
 	v_u := tuner._unit_points(sp.kinds, sp.lows, sp.highs, sp.log_scales, sp.n_choices,
 							  ARRAY[v_x]);
+	-- the kernel's metric: a categorical of three or more choices is
+	-- unordered (src/core/space.c, space_kernel_categories)
+	v_categories := ARRAY(SELECT CASE WHEN sp.kinds[i] = 3 AND sp.n_choices[i] >= 3
+									 THEN sp.n_choices[i] ELSE 0 END
+							FROM pg_catalog.generate_series(1, pg_catalog.cardinality(sp.kinds)) AS i
+						   ORDER BY i);
 	SELECT m.id INTO v_objective FROM tuner.metric m
 	 WHERE m.study_id = s.id AND m.name = s.objective;
 
@@ -1193,15 +1210,10 @@ BEGIN
 			CONTINUE;
 		END IF;
 		v_train := tuner._unit_points(sp.kinds, sp.lows, sp.highs, sp.log_scales, sp.n_choices, v_train);
-		-- the GP models what the failure model's trend leaves
-		v_trend := tuner._trend_at(mo.trend_intercept, mo.trend_slopes, v_train);
-		v_y := ARRAY(SELECT v_y[i] - v_trend[i]
-					   FROM pg_catalog.generate_series(1, pg_catalog.cardinality(v_y)) AS i ORDER BY i);
-		v_pred := tuner._gp_predict(v_train, v_y, mo.lengthscales, mo.outputscale,
-									mo.noise, mo.mean, v_u);
-		v_p := v_p * tuner._normal_cdf((mo.bound - v_pred.mean[1]
-										- (tuner._trend_at(mo.trend_intercept, mo.trend_slopes, v_u))[1])
-									   / GREATEST(v_pred.sd[1], 1e-6 * pg_catalog.sqrt(mo.outputscale)));
+		v_p := v_p * (tuner._feasibility_predict(
+			v_train, v_y, mo.lengthscales, mo.outputscale, mo.noise, mo.mean,
+			v_categories, mo.trend_intercept IS NOT NULL, mo.bound,
+			mo.calibration_threshold, mo.calibration_spread, v_u))[1];
 	END LOOP;
 	RETURN v_p;
 END;

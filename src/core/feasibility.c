@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "feasibility.h"
+#include "feasibility_calibration.h"
 #include "linalg.h"
 #include "log_ei.h"
 #include "suggest_internal.h"
@@ -305,6 +306,59 @@ trend_scratch(const FeasibilityTerm *term, int d)
 }
 
 /*
+ * Calibrate the failure term's probability on its leave-one-out
+ * predictions (feasibility_calibration.h).  ys is the standardised
+ * outcome, y the raw one (above bound: failed).  When a step fails
+ * numerically the term stays uncalibrated: its probability is still a
+ * usable ranking.
+ */
+static void
+calibrate(const double *ys, const double *y, int n, double bound,
+		  FeasibilityTerm *term)
+{
+	double *mu = tuner_alloc(sizeof(double) * n);
+	double *var = tuner_alloc(sizeof(double) * n);
+	int *failed = tuner_alloc(sizeof(int) * n);
+	TunerStatus status;
+	int i;
+
+	term->calibrated = 0;
+	if (mu != NULL && var != NULL && failed != NULL &&
+		feasibility_loo(term, ys, mu, var, &status) == TUNER_OK)
+	{
+		for (i = 0; i < n; i++)
+			failed[i] = y[i] > bound;
+		if (probit_calibration_fit(
+				mu, var, failed, n, term->bound, &term->calibration_threshold,
+				&term->calibration_spread, &status) == TUNER_OK)
+			term->calibrated = 1;
+	}
+	tuner_free(mu);
+	tuner_free(var);
+	tuner_free(failed);
+}
+
+/*
+ * The threshold and the variance added to the posterior's in the term's
+ * z = (threshold - mu) / sqrt(var + extra).
+ */
+static void
+term_threshold(const FeasibilityTerm *term, double *threshold, double *extra)
+{
+	if (term->calibrated)
+	{
+		*threshold = term->calibration_threshold;
+		*extra = term->calibration_spread * term->calibration_spread +
+				 term->model->noise + term->model->jitter;
+	}
+	else
+	{
+		*threshold = term->bound;
+		*extra = 0.0;
+	}
+}
+
+/*
  * Fit one term on the n unit points x with outcome y (raw units), holding
  * where y <= bound.  Standardised like the objective; with_trend fits a
  * linear trend first (fit_trend).
@@ -363,6 +417,8 @@ fit_term_parts(const SuggestInput *in, const double *x, const double *y, int n,
 		for (i = 0; i < n; i++)
 			ys[i] += trend_at(term, in->d, x + (size_t)i * in->d, NULL);
 		rc = refine_trend(ys, categories, term, status);
+		if (rc == TUNER_OK)
+			calibrate(ys, y, n, bound, term);
 	}
 	tuner_free(ys);
 	if (rc != TUNER_OK)
@@ -414,15 +470,17 @@ term_log_prob(const FeasibilityTerm *term, const double *u, double *grad,
 	double *dmu = scratch + post->n_scratch;
 	double *dvar = dmu + d;
 	double sd_min = MIN_SD_FRACTION * sqrt(post->prior_var);
-	double mu, var, sd, z;
+	double mu, var, sd, z, threshold, extra;
 	int k;
 
+	term_threshold(term, &threshold, &extra);
 	post->point(post->state, u, &mu, &var, grad != NULL ? dmu : NULL, dvar,
 				scratch);
 	mu += trend_at(term, d, u, grad != NULL ? dmu : NULL);
 	var += trend_variance(term, u, grad != NULL ? dvar : NULL, dvar + d);
+	var += extra;
 	sd = var > sd_min * sd_min ? sqrt(var) : sd_min;
-	z = (term->bound - mu) / sd;
+	z = (threshold - mu) / sd;
 	if (grad != NULL)
 	{
 		double r = dlog_normal_cdf(z);
@@ -519,19 +577,21 @@ hook_batch(const void *state, const double *u, int m, double *log_p,
 	{
 		const FeasibilityTerm *term = &model->terms[t];
 		double sd_min = MIN_SD_FRACTION * sqrt(term->post.prior_var);
+		double threshold, extra;
 
+		term_threshold(term, &threshold, &extra);
 		rc = gp_predict(term->model, u, m, mean, sd, status);
 		if (rc != TUNER_OK)
 			goto done;
 		for (j = 0; j < m; j++)
 		{
 			const double *uj = u + (size_t)j * model->d;
-			double var =
-				sd[j] * sd[j] + trend_variance(term, uj, NULL, scratch);
+			double var = sd[j] * sd[j] +
+						 trend_variance(term, uj, NULL, scratch) + extra;
 			double s = sqrt(var);
 
 			log_p[j] += log_normal_cdf(
-				(term->bound - mean[j] - trend_at(term, model->d, uj, NULL)) /
+				(threshold - mean[j] - trend_at(term, model->d, uj, NULL)) /
 				(s > sd_min ? s : sd_min));
 		}
 	}
@@ -665,6 +725,63 @@ done:
 	return rc;
 }
 
+/* log P(holds) of a stored term; see feasibility.h. */
+TunerErrorCode
+feasibility_term_predict(const double *x, const double *ys, int n, int d,
+						 const int *categories,
+						 const FeasibilityTermSpec *spec, const double *u,
+						 int m, double *log_p, TunerStatus *status)
+{
+	FeasibilityTerm term;
+	double *scratch = NULL;
+	TunerErrorCode rc;
+	int i;
+
+	memset(&term, 0, sizeof(term));
+	term.model = gp_model_create(n, d, status);
+	if (term.model == NULL)
+		return TUNER_ERR_NOMEM;
+	memcpy(term.model->x, x, sizeof(double) * (size_t)n * d);
+	memcpy(term.model->y, ys, sizeof(double) * n);
+	memcpy(term.model->lengthscales, spec->lengthscales, sizeof(double) * d);
+	term.model->outputscale = spec->outputscale;
+	term.model->noise = spec->noise;
+	term.model->mean = spec->mean;
+	term.bound = spec->bound;
+	rc = gp_model_set_categories(term.model, categories, status);
+	if (rc == TUNER_OK)
+		rc = gp_prepare(term.model, status);
+	if (rc == TUNER_OK && spec->with_trend)
+	{
+		/* the fit's GLS trend is a function of the hyperparameters */
+		term.trend_slopes = tuner_alloc_zero(sizeof(double) * d);
+		rc = term.trend_slopes == NULL
+				 ? tuner_fail(status, TUNER_ERR_NOMEM,
+							  "out of memory rebuilding a feasibility model")
+				 : refine_trend(ys, categories, &term, status);
+	}
+	if (rc != TUNER_OK)
+		goto done;
+	term.calibrated = spec->calibrated;
+	term.calibration_threshold = spec->calibration_threshold;
+	term.calibration_spread = spec->calibration_spread;
+	gp_posterior(term.model, &term.post);
+	scratch = tuner_alloc(sizeof(double) * (term.post.n_scratch + 2 * d +
+											trend_scratch(&term, d) + 1));
+	if (scratch == NULL)
+	{
+		rc = tuner_fail(status, TUNER_ERR_NOMEM,
+						"out of memory rebuilding a feasibility model");
+		goto done;
+	}
+	for (i = 0; i < m; i++)
+		log_p[i] = term_log_prob(&term, u + (size_t)i * d, NULL, scratch);
+done:
+	tuner_free(scratch);
+	term_free(&term);
+	return rc;
+}
+
 /* Describe term t; see feasibility.h. */
 void
 feasibility_describe(const FeasibilityModel *model, int t, ConstraintFit *fit)
@@ -685,6 +802,10 @@ feasibility_describe(const FeasibilityModel *model, int t, ConstraintFit *fit)
 	fit->bound = term->bound;
 	fit->trend_intercept =
 		term->trend_slopes != NULL ? term->trend_intercept : NAN;
+	fit->calibration_threshold =
+		term->calibrated ? term->calibration_threshold : NAN;
+	fit->calibration_spread =
+		term->calibrated ? term->calibration_spread : NAN;
 	if (fit->trend_slopes != NULL)
 	{
 		int k;

@@ -21,7 +21,10 @@
  *	  failure model also has a linear trend, so that failing regions that
  *	  reach the box's edges are predicted out there too, and the trend's
  *	  own uncertainty is part of the prediction's sd (feasibility.c,
- *	  fit_trend and refine_trend), and the acquisition's term (the hook)
+ *	  fit_trend and refine_trend), its probability is calibrated on its
+ *	  leave-one-out predictions, since a regression on 0/1 outcomes is
+ *	  overconfident next to failures it did not foresee
+ *	  (feasibility_calibration.h), and the acquisition's term (the hook)
  *	  penalises P(feasible) below FEASIBILITY_THRESHOLD steeply, so that
  *	  the model's trials stay where a configuration is predicted to run
  *	  (feasibility.c, penalised).  A Laplace GP
@@ -78,7 +81,34 @@ typedef struct FeasibilityTerm
 						   * coefficients' posterior precision
 						   * H K^-1 H^T + prior precision */
 	int source;            /* -1 failures, k outcome constraint k */
+	/*
+	 * Failures only: P(feasible) = Phi((calibration_c - mu) /
+	 * sqrt(calibration_tau^2 + var + noise)), the probit fitted to the
+	 * model's leave-one-out predictions (feasibility_calibration.h), when
+	 * calibrated; else Phi((bound - mu) / sqrt(var)).
+	 */
+	int calibrated;
+	double calibration_threshold; /* c, standardised */
+	double calibration_spread;    /* tau, standardised */
 } FeasibilityTerm;
+
+/*
+ * A term as tuner.model stores it: its hyperparameters (normalised units,
+ * lengthscales d values), its standardised bound, whether it has a trend
+ * (whose coefficients follow from the rest) and its calibration.
+ */
+typedef struct FeasibilityTermSpec
+{
+	const double *lengthscales;
+	double outputscale;
+	double noise;
+	double mean; /* without a trend; with one the trend's intercept is it */
+	double bound;
+	int with_trend;
+	int calibrated;
+	double calibration_threshold;
+	double calibration_spread;
+} FeasibilityTermSpec;
 
 typedef struct FeasibilityModel
 {
@@ -106,6 +136,20 @@ extern void feasibility_free(FeasibilityModel *model);
 extern double feasibility_log_prob(const FeasibilityModel *model,
 								   const double *u, double *grad,
 								   double *scratch);
+
+/*
+ * log P(holds) of one stored term at m unit points u (m x d): the term is
+ * rebuilt on its n trials x (unit cube) with standardised outcome ys (for
+ * failures 1 failed, 0 ran, standardised; before the trend) and the
+ * stored hyperparameters, and answers as the acquisition's term does,
+ * without the acquisition's penalty.  categories: the kernel's metric
+ * (space_kernel_categories) or NULL.
+ */
+extern TunerErrorCode
+feasibility_term_predict(const double *x, const double *ys, int n, int d,
+						 const int *categories,
+						 const FeasibilityTermSpec *spec, const double *u,
+						 int m, double *log_p, TunerStatus *status);
 
 /* Does observed trial i meet every outcome constraint of in? */
 extern int feasibility_trial_ok(const SuggestInput *in, int i);

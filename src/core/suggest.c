@@ -637,6 +637,7 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 			f->outputscale = f->noise = f->mean = f->log_likelihood = NAN;
 			f->y_mean = f->y_sd = f->bound = NAN;
 			f->trend_intercept = NAN;
+			f->calibration_threshold = f->calibration_spread = NAN;
 		}
 	if (in->algorithm == SUGGEST_ALG_CLUSTERED_ICM &&
 		out->cluster_used != NULL)

@@ -197,6 +197,13 @@ typedef struct ConstraintFit
 	 */
 	double trend_intercept;
 	double *trend_slopes;
+	/*
+	 * The failure model's calibration (feasibility_calibration.h), the
+	 * threshold and spread of the standardised outcome; NaN when the term
+	 * has none.
+	 */
+	double calibration_threshold;
+	double calibration_spread;
 } ConstraintFit;
 
 typedef struct SuggestResult

@@ -31,7 +31,7 @@ PG_FUNCTION_INFO_V1(tuner_unit_points);
  * model's trend), 42 in 0.1.0, whose SQL may still call this library
  * between installing it and ALTER EXTENSION ... UPDATE.
  */
-#define SUGGEST_NATTS     44
+#define SUGGEST_NATTS     46
 #define SUGGEST_NATTS_0_1 42
 
 /* Check that a parameter array has one element per parameter. */
@@ -444,12 +444,13 @@ read_linear_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 }
 
 /*
- * The feasibility terms' fits (attributes 32 .. 43): P(feasible) at the
+ * The feasibility terms' fits (attributes 32 .. 45): P(feasible) at the
  * point, then per term (failures first, then each outcome constraint) its
  * number of trials (0: not modelled), lengthscales (a row each),
  * outputscale, noise, mean, log likelihood, the outcome's mean and sd, the
- * standardised bound, and its trend's intercept and slopes (a row each;
- * NaN without a trend).  A 0.1.0 row type ends at 41 and drops the rest.
+ * standardised bound, its trend's intercept and slopes (a row each;
+ * NaN without a trend) and its calibration's threshold and spread (NaN
+ * without one).  A 0.1.0 row type ends at 41 and drops the rest.
  */
 static void
 fill_constraint_outputs(const SuggestInput *in, const SuggestResult *result,
@@ -460,6 +461,8 @@ fill_constraint_outputs(const SuggestInput *in, const SuggestResult *result,
 	double *ls = palloc(sizeof(double) * nt * d);
 	double *intercepts = palloc(sizeof(double) * nt);
 	double *slopes = palloc(sizeof(double) * nt * d);
+	double *thresholds = palloc(sizeof(double) * nt);
+	double *spreads = palloc(sizeof(double) * nt);
 	double *cols[7];
 	int t, j;
 
@@ -478,6 +481,8 @@ fill_constraint_outputs(const SuggestInput *in, const SuggestResult *result,
 									: NAN;
 		}
 		intercepts[t] = f->fitted ? f->trend_intercept : NAN;
+		thresholds[t] = f->fitted ? f->calibration_threshold : NAN;
+		spreads[t] = f->fitted ? f->calibration_spread : NAN;
 		cols[0][t] = f->outputscale;
 		cols[1][t] = f->noise;
 		cols[2][t] = f->mean;
@@ -494,7 +499,9 @@ fill_constraint_outputs(const SuggestInput *in, const SuggestResult *result,
 		values[35 + j] = PointerGetDatum(tuner_float8_array(cols[j], nt));
 	values[42] = PointerGetDatum(tuner_float8_array(intercepts, nt));
 	values[43] = PointerGetDatum(tuner_float8_matrix(slopes, nt, d));
-	for (j = 33; j <= 43; j++)
+	values[44] = PointerGetDatum(tuner_float8_array(thresholds, nt));
+	values[45] = PointerGetDatum(tuner_float8_array(spreads, nt));
+	for (j = 33; j <= 45; j++)
 		nulls[j] = false;
 }
 

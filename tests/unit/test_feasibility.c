@@ -14,6 +14,7 @@
 #include "feasibility.h"
 #include "log_ei.h"
 #include "rng.h"
+#include "space.h"
 #include "suggest.h"
 #include "unit.h"
 
@@ -323,8 +324,12 @@ fails6(const double *x)
  * failing are noise; if the prediction ignores that, the model is sure of
  * configurations it knows nothing about.  Over random configurations
  * deep in the failing region (x0 + x5 > 1.3), few may be called safe
- * (P(feasible) >= FEASIBILITY_THRESHOLD); at least half of those well
- * inside the running region are, and every trial that ran is.
+ * (P(feasible) >= FEASIBILITY_THRESHOLD); at least 40% of those well
+ * inside the running region are, and every trial that ran is.  (Half
+ * were, 406 of 665, before the probability was calibrated on the
+ * leave-one-out predictions: with one of two failures that the other
+ * trials did not predict, the calibration widens every prediction, and
+ * 322 are.)
  */
 static void
 test_few_failures_6d(void)
@@ -398,7 +403,7 @@ test_few_failures_6d(void)
 			safe_failing, probes, safe_running, running_probes, lowest_ran);
 	/* without the trend's uncertainty: 24 of 500 safe */
 	CHECK(safe_failing <= 5);
-	CHECK(2 * safe_running >= running_probes);
+	CHECK(5 * safe_running >= 2 * running_probes);
 	CHECK(lowest_ran >= FEASIBILITY_THRESHOLD);
 	feasibility_free(model);
 }
@@ -706,6 +711,107 @@ test_design_after_failures(void)
 	CHECK(with >= 0 && 2 * with <= without);
 }
 
+/*
+ * One stored term rebuilt from its hyperparameters and data
+ * (feasibility_term_predict, what tuner.predict_feasibility calls) answers
+ * as the fitted model does, at 40 random points: a failure model with its
+ * trend and calibration, and an outcome constraint's, in a space with a
+ * categorical parameter of three choices.
+ */
+static void
+check_stored_term(const SuggestInput *in, const double *y_raw, int n)
+{
+	FeasibilityModel *model = NULL;
+	const FeasibilityTerm *term;
+	FeasibilityTermSpec spec;
+	TunerStatus status;
+	TunerRng rng;
+	double x[40 * 3], ys[40], u[40 * 3], log_p[40], scratch[2048];
+	int categories[3], i, k;
+
+	CHECK(feasibility_fit(in, 9, &model, &status) == TUNER_OK);
+	CHECK(model != NULL && model->n_terms == 1);
+	if (model == NULL || model->hook.n_scratch > 2048)
+		return;
+	term = &model->terms[0];
+	for (i = 0; i < n; i++)
+	{
+		const double *native = i < in->n_observed
+								   ? in->x_observed + 3 * i
+								   : in->x_failed + 3 * (i - in->n_observed);
+
+		space_to_unit(in->params, 3, native, x + 3 * i);
+		ys[i] = (y_raw[i] - term->y_mean) / term->y_sd;
+	}
+	CHECK(space_kernel_categories(in->params, 3, categories) == 1);
+	spec.lengthscales = term->model->lengthscales;
+	spec.outputscale = term->model->outputscale;
+	spec.noise = term->model->noise;
+	spec.mean = term->model->mean;
+	spec.bound = term->bound;
+	spec.with_trend = term->trend_slopes != NULL;
+	spec.calibrated = term->calibrated;
+	spec.calibration_threshold = term->calibration_threshold;
+	spec.calibration_spread = term->calibration_spread;
+	rng_seed(&rng, 21);
+	for (i = 0; i < 40 * 3; i++)
+		u[i] = rng_uniform(&rng);
+	CHECK(feasibility_term_predict(x, ys, n, 3, categories, &spec, u, 40,
+								   log_p, &status) == TUNER_OK);
+	for (i = 0; i < 40; i++)
+		CHECK_CLOSE(log_p[i],
+					feasibility_log_prob(model, u + 3 * i, NULL, scratch),
+					1e-7);
+	/* the categorical parameter matters to the model: its metric is used */
+	for (k = 0; k < 3; k++)
+		CHECK(isfinite(term->model->lengthscales[k]));
+	feasibility_free(model);
+}
+
+static void
+test_stored_term(void)
+{
+	ParamSpec space[3] = {{PARAM_FLOAT, 0, 1, 0, 0},
+						  {PARAM_FLOAT, 0, 1, 0, 0},
+						  {PARAM_CATEGORICAL, 0, 0, 0, 3}};
+	double xo[16 * 3], yo[16], xf[5 * 3], y_raw[21], yc[16], bound = 0.8;
+	SuggestInput in;
+	int i, n_obs = 0, n_fail = 0;
+
+	input_init(&in, space, 3);
+	for (i = 0; i < 21; i++)
+	{
+		double p[3] = {fmod(0.05 + 0.61 * i, 1.0), fmod(0.3 + 0.37 * i, 1.0),
+					   (double)(i % 3)};
+
+		if (p[0] > 0.6 && n_fail < 5)
+			memcpy(xf + 3 * n_fail++, p, sizeof(p));
+		else if (n_obs < 16)
+		{
+			memcpy(xo + 3 * n_obs, p, sizeof(p));
+			yo[n_obs] = objective(p);
+			yc[n_obs++] = p[1] + 0.3 * p[2];
+		}
+	}
+	CHECK(n_fail >= 3 && n_obs >= 12);
+	in.x_observed = xo;
+	in.y_observed = yo;
+	in.n_observed = n_obs;
+	in.x_failed = xf;
+	in.n_failed = n_fail;
+	for (i = 0; i < n_obs + n_fail; i++)
+		y_raw[i] = i < n_obs ? 0.0 : 1.0;
+	check_stored_term(&in, y_raw, n_obs + n_fail);
+
+	/* an outcome constraint and no failures */
+	in.n_failed = 0;
+	in.x_failed = NULL;
+	in.y_constraint = yc;
+	in.n_constraints = 1;
+	in.constraint_bound = &bound;
+	check_stored_term(&in, yc, n_obs);
+}
+
 void
 test_feasibility(void)
 {
@@ -713,6 +819,7 @@ test_feasibility(void)
 	test_gradient();
 	test_few_failures_6d();
 	test_trend_reaches_edges();
+	test_stored_term();
 	test_failing_region();
 	test_design_after_failures();
 	test_outcome_constraint();

@@ -40,6 +40,7 @@ main(int argc, char **argv)
 		{"categorical", test_categorical},
 		{"plot", test_plot},
 		{"feasibility", test_feasibility},
+		{"calibration", test_feasibility_calibration},
 		{"multiobjective", test_multiobjective},
 	};
 	size_t		i;
