@@ -33,24 +33,6 @@ tuner_normal_cdf(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(exp(log_normal_cdf(z)));
 }
 
-/* A positive (or, with zero_ok, non-negative) finite scalar argument. */
-static double
-positive_arg(FunctionCallInfo fcinfo, int argno, const char *name,
-			 bool zero_ok)
-{
-	double v;
-
-	tuner_require_arg(fcinfo, argno, name);
-	v = PG_GETARG_FLOAT8(argno);
-	tuner_check_finite(v, name);
-	if (zero_ok ? v < 0.0 : v <= 0.0)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("%s must be %s", name,
-							   zero_ok ? "non-negative" : "positive"),
-						errdetail("It is %g.", v)));
-	return v;
-}
-
 /*
  * tuner._feasibility_predict(train_x float8[], y float8[], lengthscales
  * float8[], outputscale, noise, mean, categories int[], with_trend bool,
@@ -64,45 +46,21 @@ tuner_feasibility_predict(PG_FUNCTION_ARGS)
 {
 	FeasibilityTermSpec spec;
 	TunerStatus status;
-	double *train, *ys, *x, *log_p;
+	GpArgs args;
+	double *x, *log_p;
 	int *categories;
-	int n, d, ny, nl, nc, m, dx, i;
+	int nc, m, dx, d, i;
 
-	tuner_require_arg(fcinfo, 0, "train_x");
-	tuner_require_arg(fcinfo, 1, "y");
-	tuner_require_arg(fcinfo, 2, "lengthscales");
+	tuner_read_gp_training_data(fcinfo, 0, 1, "train_x", "y", &args);
+	tuner_read_gp_hyperparameters(fcinfo, 2, &args);
+	d = args.d;
+	spec.lengthscales = args.lengthscales;
+	spec.outputscale = args.outputscale;
+	spec.noise = args.noise;
+	spec.mean = args.mean;
 	tuner_require_arg(fcinfo, 6, "categories");
 	tuner_require_arg(fcinfo, 7, "with_trend");
 	tuner_require_arg(fcinfo, 11, "x");
-	train =
-		tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(0), "train_x", false, &n, &d);
-	ys = tuner_array_vector(PG_GETARG_ARRAYTYPE_P(1), "y", &ny);
-	if (ny != n)
-		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-						errmsg("train_x and y have different lengths"),
-						errdetail("train_x has %d rows but y has %d elements.",
-								  n, ny)));
-	spec.lengthscales =
-		tuner_array_vector(PG_GETARG_ARRAYTYPE_P(2), "lengthscales", &nl);
-	if (nl != d)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("lengthscales must have one element per column of "
-						"train_x"),
-				 errdetail("lengthscales has %d elements but train_x has %d "
-						   "columns.",
-						   nl, d)));
-	for (i = 0; i < d; i++)
-		if (!(spec.lengthscales[i] > 0.0))
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							errmsg("lengthscales must be positive"),
-							errdetail("Element %d is %g.", i + 1,
-									  spec.lengthscales[i])));
-	spec.outputscale = positive_arg(fcinfo, 3, "outputscale", false);
-	spec.noise = positive_arg(fcinfo, 4, "noise", true);
-	tuner_require_arg(fcinfo, 5, "mean");
-	spec.mean = PG_GETARG_FLOAT8(5);
-	tuner_check_finite(spec.mean, "mean");
 	categories = tuner_array_int4(PG_GETARG_ARRAYTYPE_P(6), "categories", &nc);
 	if (nc != d)
 		ereport(ERROR,
@@ -141,8 +99,12 @@ tuner_feasibility_predict(PG_FUNCTION_ARGS)
 		spec.calibration_threshold = PG_GETARG_FLOAT8(9);
 		tuner_check_finite(spec.calibration_threshold,
 						   "calibration_threshold");
-		spec.calibration_spread =
-			positive_arg(fcinfo, 10, "calibration_spread", false);
+		spec.calibration_spread = PG_GETARG_FLOAT8(10);
+		tuner_check_finite(spec.calibration_spread, "calibration_spread");
+		if (!(spec.calibration_spread > 0.0))
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("calibration_spread must be positive"),
+							errdetail("It is %g.", spec.calibration_spread)));
 	}
 	x = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(11), "x", false, &m, &dx);
 	if (dx != d)
@@ -153,8 +115,8 @@ tuner_feasibility_predict(PG_FUNCTION_ARGS)
 
 	log_p = palloc(mul_size(m, sizeof(double)));
 	tuner_status_clear(&status);
-	if (feasibility_term_predict(train, ys, n, d, categories, &spec, x, m,
-								 log_p, &status) != TUNER_OK)
+	if (feasibility_term_predict(args.x, args.y, args.n, d, categories, &spec,
+								 x, m, log_p, &status) != TUNER_OK)
 		tuner_report_status(&status, "feasibility prediction");
 	for (i = 0; i < m; i++)
 		log_p[i] = exp(log_p[i]);

@@ -22,23 +22,10 @@ PG_FUNCTION_INFO_V1(tuner_gp_fit_arrays);
 PG_FUNCTION_INFO_V1(tuner_gp_predict_arrays);
 PG_FUNCTION_INFO_V1(tuner_gp_log_likelihood_arrays);
 
-/* Training data and hyperparameters read from SQL arguments. */
-typedef struct GpArgs
-{
-	int n;
-	int d;
-	double *x;
-	double *y;
-	double *lengthscales;
-	double outputscale;
-	double noise;
-	double mean;
-} GpArgs;
-
-/* Read x (n x d) and y (n) and check that they agree. */
-static void
-read_training_data(FunctionCallInfo fcinfo, int xarg, int yarg,
-				   const char *xname, const char *yname, GpArgs *args)
+/* Read x (n x d) and y (n) and check that they agree; see tuner_pg.h. */
+void
+tuner_read_gp_training_data(FunctionCallInfo fcinfo, int xarg, int yarg,
+							const char *xname, const char *yname, GpArgs *args)
 {
 	int ny;
 
@@ -59,8 +46,8 @@ read_training_data(FunctionCallInfo fcinfo, int xarg, int yarg,
  * Read hyperparameters starting at argument first: lengthscales,
  * outputscale, noise, mean.
  */
-static void
-read_hyperparameters(FunctionCallInfo fcinfo, int first, GpArgs *args)
+void
+tuner_read_gp_hyperparameters(FunctionCallInfo fcinfo, int first, GpArgs *args)
 {
 	int nl;
 	int k;
@@ -157,7 +144,7 @@ tuner_gp_fit_arrays(PG_FUNCTION_ARGS)
 								   ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(fitcxt);
 
-	read_training_data(fcinfo, 0, 1, "x", "y", &args);
+	tuner_read_gp_training_data(fcinfo, 0, 1, "x", "y", &args);
 
 	gp_fit_options_init(&options);
 	if (!PG_ARGISNULL(2))
@@ -241,8 +228,8 @@ tuner_gp_predict_arrays(PG_FUNCTION_ARGS)
 									ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(predcxt);
 
-	read_training_data(fcinfo, 0, 1, "x", "y", &args);
-	read_hyperparameters(fcinfo, 2, &args);
+	tuner_read_gp_training_data(fcinfo, 0, 1, "x", "y", &args);
+	tuner_read_gp_hyperparameters(fcinfo, 2, &args);
 	tuner_require_arg(fcinfo, 6, "x");
 	xs = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(6), "x", false, &m, &dq);
 	if (dq != args.d)
@@ -289,8 +276,8 @@ tuner_gp_log_likelihood_arrays(PG_FUNCTION_ARGS)
 							  ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(llcxt);
 
-	read_training_data(fcinfo, 0, 1, "x", "y", &args);
-	read_hyperparameters(fcinfo, 2, &args);
+	tuner_read_gp_training_data(fcinfo, 0, 1, "x", "y", &args);
+	tuner_read_gp_hyperparameters(fcinfo, 2, &args);
 	model = prepare_model(&args, "gp_log_likelihood");
 	log_likelihood = model->log_likelihood;
 

@@ -43,6 +43,34 @@ extern ArrayType *tuner_float8_array(const double *values, int n);
 extern ArrayType *tuner_float8_matrix(const double *values, int rows,
 									  int cols);
 
+/* A GP's training data and hyperparameters read from SQL arguments. */
+typedef struct GpArgs
+{
+	int n;
+	int d;
+	double *x;
+	double *y;
+	double *lengthscales;
+	double outputscale;
+	double noise;
+	double mean;
+} GpArgs;
+
+/*
+ * Read x (n x d, argument xarg) and y (n, argument yarg) and check that
+ * they agree (gp_glue.c).
+ */
+extern void tuner_read_gp_training_data(FunctionCallInfo fcinfo, int xarg,
+										int yarg, const char *xname,
+										const char *yname, GpArgs *args);
+
+/*
+ * Read and check lengthscales (args->d of them), outputscale, noise and
+ * mean from arguments first .. first + 3 (gp_glue.c).
+ */
+extern void tuner_read_gp_hyperparameters(FunctionCallInfo fcinfo, int first,
+										  GpArgs *args);
+
 /* Raise an error for a NULL argument the SQL wrappers should never pass. */
 extern void tuner_require_arg(FunctionCallInfo fcinfo, int argno,
 							  const char *name);
