@@ -197,6 +197,21 @@ SELECT (tuner.suggest_next('nf') -> 'params' ->> 'x')::float8 < 0.3 AS towards_f
 SELECT tuner.add_metric('oc', 'errors', 'constraint') > 0 AS declared;
 SELECT name, bound FROM tuner.metric WHERE name = 'errors';
 
+-- A bounded constraint on a metric the trials do not report: refused
+-- where it is declared, new or given its bound later; nothing changes.
+SELECT tuner.add_metric('oc', 'p99x', role => 'constraint', bound => 1, direction => 'minimize');
+SELECT tuner.add_metric('oc', 'errors', role => 'constraint', bound => 0, direction => 'minimize');
+UPDATE tuner.metric SET bound = 0, direction = 'minimize' WHERE name = 'errors';
+SELECT name, bound FROM tuner.metric
+ WHERE study_id = (SELECT id FROM tuner.study WHERE name = 'oc') AND name IN ('errors', 'p99x');
+-- A metric the trials report but nobody declared becomes a constraint.
+SELECT tuner.create_study('rc', 'value', settings => '{"seed": 1, "n_initial": 2}') > 0 AS created;
+SELECT tuner.add_parameter('rc', 'x', 'float', low => 0, high => 1);
+SELECT tuner.report((tuner.suggest_next('rc') ->> 'trial')::bigint, '{"value": 1, "lat": 3}');
+SELECT tuner.add_metric('rc', 'lat', role => 'constraint', bound => 5, direction => 'minimize') > 0 AS declared;
+SELECT name, role, bound FROM tuner.metric
+ WHERE study_id = (SELECT id FROM tuner.study WHERE name = 'rc') ORDER BY id;
+
 -- Parameter constraints: never suggested, in the design or later.
 SELECT tuner.create_study('pc', 'value', 'minimize', settings => '{"seed": 5, "n_initial": 5}') > 0 AS created;
 SELECT tuner.add_parameter('pc', 'a', 'int', low => 1, high => 20);

@@ -1218,3 +1218,60 @@ BEGIN
 	RETURN v_p;
 END;
 $$;
+
+-------------------------------------------------------------------------------
+-- A bounded constraint on a metric the study's trials do not report is
+-- refused when it is declared.
+--
+-- Before, tuner.add_metric(study, 'p99us', role => 'constraint', bound => 5,
+-- direction => 'minimize') on a study whose trials report 'p99_us' was
+-- accepted, and the next suggest_next failed with "was never reported":
+-- the study then stopped suggesting, so no trial could ever report the
+-- metric.  Once a trial is complete its metrics are known, so a name none
+-- of them reported is caught where the mistake is made.  A constraint
+-- without a bound is only recorded (tuner.add_metric's comment), so it
+-- may still name a metric that later trials will report.
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION tuner._metric_constraint_known()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	v_study text;
+	v_complete bigint;
+	v_reported text;
+BEGIN
+	-- by name: INSERT ... ON CONFLICT fires this before it finds the
+	-- existing row, with a new id
+	IF EXISTS (SELECT 1 FROM tuner.metric m
+				 JOIN tuner.observation ob ON ob.metric_id = m.id
+				 JOIN tuner.trial t ON t.id = ob.trial_id
+				WHERE m.study_id = NEW.study_id AND m.name = NEW.name
+				  AND t.state = 'complete') THEN
+		RETURN NEW;
+	END IF;
+	SELECT count(*) INTO v_complete FROM tuner.trial t
+	 WHERE t.study_id = NEW.study_id AND t.state = 'complete';
+	IF v_complete = 0 THEN
+		RETURN NEW;		-- nothing is known yet of what trials report
+	END IF;
+	SELECT s.name INTO v_study FROM tuner.study s WHERE s.id = NEW.study_id;
+	SELECT string_agg(quote_ident(m.name), ', ' ORDER BY m.name) INTO v_reported
+	  FROM tuner.metric m
+	 WHERE m.study_id = NEW.study_id
+	   AND EXISTS (SELECT 1 FROM tuner.observation ob
+				     JOIN tuner.trial t ON t.id = ob.trial_id
+				    WHERE ob.metric_id = m.id AND t.state = 'complete');
+	RAISE EXCEPTION 'study "%" has no reported metric "%" to constrain', v_study, NEW.name
+		USING ERRCODE = 'undefined_object',
+			  DETAIL = format('None of its %s complete trials reported it; they reported %s.',
+							  v_complete, coalesce(v_reported, 'nothing')),
+			  HINT = 'Check the name, or declare the constraint without a bound until trials report the metric.';
+END;
+$$;
+
+CREATE TRIGGER metric_constraint_known BEFORE INSERT OR UPDATE OF role, bound ON tuner.metric
+	FOR EACH ROW WHEN (NEW.role = 'constraint' AND NEW.bound IS NOT NULL)
+	EXECUTE FUNCTION tuner._metric_constraint_known();
