@@ -122,6 +122,50 @@ SELECT sg.n_initial, tuner.replay_suggestion(t.id) = t.config AS replays
   JOIN tuner.suggestion sg ON sg.trial_id = t.id
  WHERE s.name = 'fd' ORDER BY t.number DESC LIMIT 1;
 
+-- Trials a runner loses are data too, through tuner.step and a real
+-- program (awk): configurations with y < 0.25 hang until
+-- trial_timeout_s kills them, the others with x > 0.6 crash (exit 3, "out
+-- of memory" on stderr); elsewhere the objective is (x - 0.5)^2 +
+-- (y - 0.3)^2, lowest 0.05 from the hanging region.
+SELECT tuner.register_runner('regions', 'awk', ARRAY[
+	'function val(s, k,  t) { if (match(s, "\"" k "\": *[-0-9.eE+]+")) { t = substr(s, RSTART, RLENGTH); sub(/^[^:]*: */, "", t); return t + 0 } return -1 }
+	 { s = s $0 }
+	 END { x = val(s, "x"); y = val(s, "y");
+		   if (y < 0.25) system("sleep 30");
+		   if (x > 0.6) { print "out of memory" > "/dev/stderr"; exit 3 }
+		   printf "{\"value\": %.9f}\n", (x - 0.5) ^ 2 + (y - 0.3) ^ 2 }']);
+SELECT tuner.create_study('rg', 'value', 'minimize',
+	'{"seed": 4, "n_initial": 6, "trial_timeout_s": 2, "kill_grace_s": 0}', runner => 'regions') > 0 AS created;
+SELECT tuner.add_parameter('rg', 'x', 'float', low => 0, high => 1);
+SELECT tuner.add_parameter('rg', 'y', 'float', low => 0, high => 1);
+DO $$
+BEGIN
+	FOR i IN 1 .. 20 LOOP
+		PERFORM tuner.step('rg');
+	END LOOP;
+END $$;
+-- Each failure has its cause, and each region's configurations failed.
+SELECT count(*) FILTER (WHERE error LIKE 'runner exited with exit code 3%out of memory%') > 0 AS crashed,
+	   count(*) FILTER (WHERE error LIKE 'runner timed out%') > 0 AS timed_out,
+	   bool_and(state = 'failed') FILTER (WHERE (params ->> 'x')::float8 > 0.6
+											 OR (params ->> 'y')::float8 < 0.25) AS regions_failed,
+	   bool_and(state = 'complete') FILTER (WHERE (params ->> 'x')::float8 <= 0.6
+											  AND (params ->> 'y')::float8 >= 0.25) AS others_ran
+  FROM tuner.trials WHERE study = 'rg';
+-- The feasibility model learned both regions from them, and the model's
+-- steps mostly kept out of them.
+SELECT m.kind, m.n = (SELECT count(*) FROM tuner.trials t WHERE t.study = 'rg'
+						AND t.state IN ('complete', 'failed') AND t.trial < m.trial_id) AS n_is_all
+  FROM tuner.model m
+ WHERE m.study_id = (SELECT id FROM tuner.study WHERE name = 'rg') AND m.kind = 'feasibility'
+ ORDER BY m.id DESC LIMIT 1;
+SELECT tuner.predict_feasibility('rg', '{"x": 0.9, "y": 0.6}') < 0.2 AS crash_region,
+	   tuner.predict_feasibility('rg', '{"x": 0.3, "y": 0.05}') < 0.2 AS hang_region,
+	   tuner.predict_feasibility('rg', '{"x": 0.3, "y": 0.5}') > 0.8 AS runs;
+SELECT count(*) FILTER (WHERE state = 'failed') < count(*) / 2 AS model_mostly_ran,
+	   min(value) < 0.01 AS near_optimum
+  FROM tuner.trials WHERE study = 'rg' AND source = 'model';
+
 -- An outcome constraint p99 <= 0.8 (p99 = x + y) excludes the
 -- unconstrained optimum (0.7, 0.6); throughput >= 1 always holds.
 SELECT tuner.create_study('oc', 'value', 'minimize', settings => '{"seed": 3, "n_initial": 5}') > 0 AS created;
