@@ -1,13 +1,16 @@
 # Makefile for the tuner extension (PGXS, shaped like pgvector's)
 
 EXTENSION = tuner
-EXTVERSION = 0.2.0
+EXTVERSION = 0.3.0
 # The first released version: its script never changes (tests/upgrade.sh);
 # later versions are reached through update scripts sql/tuner--A--B.sql.
 FIRST_VERSION = 0.1.0
 
 MODULE_big = tuner
-DATA = sql/$(EXTENSION)--$(FIRST_VERSION).sql $(wildcard sql/$(EXTENSION)--*--*.sql)
+# Released scripts, kept as they shipped.
+DATA = sql/$(EXTENSION)--$(FIRST_VERSION).sql sql/$(EXTENSION)--0.1.0--0.2.0.sql
+# Unreleased update scripts, assembled from per-feature sources in src/sql.
+DATA_built = sql/$(EXTENSION)--0.2.0--0.3.0.sql
 
 CORE_OBJS = \
 	src/core/tuner_status.o \
@@ -89,6 +92,11 @@ EXTRA_CLEAN = results regression.diffs regression.out
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# An update script is its template with each "\ir FILE" line replaced by
+# src/sql/FILE (src/sql/assemble.awk).
+sql/$(EXTENSION)--%.sql: src/sql/$(EXTENSION)--%.sql.in src/sql/assemble.awk $(wildcard src/sql/*.sql)
+	awk -v dir=src/sql -f src/sql/assemble.awk $< > $@.tmp && mv $@.tmp $@
 
 # Every object depends on the headers it may include.
 $(OBJS): $(TUNER_HEADERS)
