@@ -86,6 +86,7 @@ typedef struct TrialLaunch
 	char *input;
 	double timeout_s;
 	double grace_s;
+	char *refusal; /* why the input must not reach the runner, or NULL */
 } TrialLaunch;
 
 /* State of the check callback while a runner runs. */
@@ -201,6 +202,14 @@ load_launch(int64 trial, TrialLaunch *launch, MemoryContext cxt)
 	launch->timeout_s = DatumGetFloat8(SPI_getbinval(tuple, desc, 7, &isnull));
 	launch->grace_s = DatumGetFloat8(SPI_getbinval(tuple, desc, 8, &isnull));
 	MemoryContextSwitchTo(old);
+
+	/*
+	 * The configuration was checked when the trial was written; the space
+	 * may have changed since, so it is checked again right before exec.
+	 */
+	run_sql("SELECT tuner._runner_input_problem($1)", 1, types, values, NULL,
+			false);
+	launch->refusal = first_value(cxt);
 }
 
 /*
@@ -372,6 +381,14 @@ run_trial(const TrialLaunch *launch, RunCheckState *st, TunerRunCheck check,
 {
 	TunerRunSpec spec;
 
+	if (launch->refusal != NULL)
+	{
+		/* never started: forced_outcome fails the trial with the reason */
+		memset(result, 0, sizeof(*result));
+		result->exit_code = -1;
+		result->exit_text = launch->refusal;
+		return;
+	}
 	memset(&spec, 0, sizeof(spec));
 	spec.program = launch->program;
 	spec.args = (const char *const *)launch->args;

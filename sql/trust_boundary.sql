@@ -1,0 +1,211 @@
+-- trust_boundary: issue 25's attacks by a hostile co-tenant, each tried
+-- as an unprivileged member of tuner_user who was granted write on the
+-- victim's study: operator shadowing against every trigger (a schema of
+-- its own ahead of pg_catalog), runner input written straight into
+-- tuner.trial, job tampering, transfer_from set by UPDATE, and
+-- tuner.study_view naming someone else's view.  Roles regress_tuner_tb_*,
+-- dropped at the end.
+\set SHOW_CONTEXT never
+
+-- Run a statement; its SQLSTATE and message (numbers as N) if it fails.
+CREATE FUNCTION public.regress_tuner_tb_try(statement text)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	n bigint;
+BEGIN
+	EXECUTE statement;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN 'ok, ' || n || ' rows';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || pg_catalog.regexp_replace(SQLERRM, '\d+', 'N', 'g');
+END;
+$$;
+
+-- Every function of the extension runs with a fixed search_path, except
+-- the two SQL-standard bodies the policies inline (parsed at creation).
+SELECT p.oid::regprocedure AS without_fixed_search_path
+  FROM pg_proc p
+ WHERE p.pronamespace = 'tuner'::regnamespace
+   AND p.prosqlbody IS NULL
+   AND NOT COALESCE(p.proconfig @> ARRAY['search_path=pg_catalog, tuner, pg_temp'], false)
+ ORDER BY 1;
+SELECT p.oid::regprocedure AS sql_standard_body
+  FROM pg_proc p
+ WHERE p.pronamespace = 'tuner'::regnamespace AND p.prosqlbody IS NOT NULL
+ ORDER BY 1;
+
+CREATE ROLE regress_tuner_tb_owner LOGIN IN ROLE tuner_user;		-- the victim
+CREATE ROLE regress_tuner_tb_attacker LOGIN IN ROLE tuner_user;	-- granted write
+CREATE ROLE regress_tuner_tb_runner LOGIN IN ROLE tuner_user, pg_execute_server_program;
+GRANT EXECUTE ON FUNCTION tuner.step(text), tuner.register_runner(text, text, text[], jsonb)
+	TO regress_tuner_tb_runner;
+CREATE SCHEMA regress_tuner_tb_evil AUTHORIZATION regress_tuner_tb_attacker;
+CREATE SCHEMA regress_tuner_tb_victim AUTHORIZATION regress_tuner_tb_owner;
+
+-- The victim: a study with two complete trials, a view, and a private
+-- study the attacker may not read.
+SET ROLE regress_tuner_tb_owner;
+SELECT tuner.create_study('tb_v', 'y', 'minimize', '{"seed": 1, "n_initial": 2}') > 0 AS created;
+SELECT tuner.add_parameter('tb_v', 'x', 'float', 0, 1);
+SELECT tuner.add_parameter('tb_v', 'k', 'categorical', choices => ARRAY['a', 'b'], default_value => 'a');
+SELECT tuner.report((tuner.suggest_next('tb_v') ->> 'trial')::bigint, '{"y": 1.5}');
+SELECT tuner.report((tuner.suggest_next('tb_v') ->> 'trial')::bigint, '{"y": 0.5}');
+SELECT tuner.create_view('tb_v', 'regress_tuner_tb_victim.tb_v');
+SELECT tuner.create_study('tb_private', 'y') > 0 AS created;
+SELECT tuner.add_parameter('tb_private', 'x', 'float', 0, 1);
+SELECT tuner.report((tuner.suggest_next('tb_private') ->> 'trial')::bigint, '{"y": 3}');
+SELECT tuner.grant_study('tb_v', 'regress_tuner_tb_attacker', 'write');
+RESET ROLE;
+SELECT id AS study_v FROM tuner.study WHERE name = 'tb_v' \gset
+SELECT min(t.id) AS trial_v FROM tuner.trial t WHERE t.study_id = :study_v \gset
+SELECT value AS best_before FROM tuner.best('tb_v');
+
+-- 6. Operators of the attacker's own, ahead of pg_catalog: "=" true and
+-- "<>" false for text and bigint.  Every trigger still holds.
+SET ROLE regress_tuner_tb_attacker;
+CREATE FUNCTION regress_tuner_tb_evil.yes(text, text) RETURNS bool LANGUAGE sql AS 'SELECT true';
+CREATE FUNCTION regress_tuner_tb_evil.no(text, text) RETURNS bool LANGUAGE sql AS 'SELECT false';
+CREATE FUNCTION regress_tuner_tb_evil.yes(bigint, bigint) RETURNS bool LANGUAGE sql AS 'SELECT true';
+CREATE FUNCTION regress_tuner_tb_evil.no(bigint, bigint) RETURNS bool LANGUAGE sql AS 'SELECT false';
+CREATE OPERATOR regress_tuner_tb_evil.= (LEFTARG = text, RIGHTARG = text, FUNCTION = regress_tuner_tb_evil.yes);
+CREATE OPERATOR regress_tuner_tb_evil.<> (LEFTARG = text, RIGHTARG = text, FUNCTION = regress_tuner_tb_evil.no);
+CREATE OPERATOR regress_tuner_tb_evil.= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = regress_tuner_tb_evil.yes);
+CREATE OPERATOR regress_tuner_tb_evil.<> (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = regress_tuner_tb_evil.no);
+SET search_path = regress_tuner_tb_evil, pg_catalog, public;
+SELECT 'running' = 'complete' AS shadowed;
+-- trial_guard: a finished trial's state and configuration
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.trial SET state = 'running', config = '{"x": 0.001, "k": "a"}' WHERE id = %s$$, :trial_v));
+-- observation_guard: remove the objective, to insert a forged one
+SELECT regress_tuner_tb_try(format($$DELETE FROM tuner.observation WHERE trial_id = %s$$, :trial_v));
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.observation SET value = -1e6 WHERE trial_id = %s$$, :trial_v));
+-- trial_config_guard: an unknown key in a queued trial
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.trial (study_id, number, config, state, source) VALUES (%s, 50, '{"x": 0.5, "k": "a", "osd_class_dir": "/tmp"}', 'queued', 'manual')$$, :study_v));
+-- study_settings_guard: an unchecked timeout
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"trial_timeout_s": 1e9}' WHERE name = 'tb_v'$$);
+-- study_runner_guard: choosing what the server runs
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"runner": {"db_bench": "/bin/sh"}}' WHERE name = 'tb_v'$$);
+-- metric_constraint_known: a bound on a metric no trial reported
+SELECT regress_tuner_tb_try($$SELECT tuner.add_metric('tb_v', 'p99us', 'constraint', 'minimize', bound => 5)$$);
+-- study_grant_owner: a grant naming another owner
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_grant (study_id, grantee, privilege, owner) VALUES (%s, 'regress_tuner_tb_attacker', 'write', 'regress_tuner_tb_attacker')$$, :study_v));
+-- job_guard and study_view_guard: below, under the same search_path
+RESET ROLE;
+RESET search_path;
+SELECT value AS best_after FROM tuner.best('tb_v');
+SELECT number, state, config FROM tuner.trial WHERE study_id = :study_v ORDER BY number;
+SELECT count(*) AS observations FROM tuner.observation o JOIN tuner.trial t ON t.id = o.trial_id
+ WHERE t.study_id = :study_v;
+SELECT settings FROM tuner.study WHERE id = :study_v;
+
+-- 3. Runner input written straight into tuner.trial: only the study's
+-- parameters, within their bounds and choices, the missing ones at their
+-- defaults, with enqueue's errors.
+SET ROLE regress_tuner_tb_attacker;
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.trial (study_id, number, config, state, source) VALUES (%s, 50, '{"x": 0.5, "plugin_dir": "/tmp"}', 'queued', 'manual')$$, :study_v));
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.trial (study_id, number, config, state, source) VALUES (%s, 50, '{"x": 7, "k": "a"}', 'queued', 'manual')$$, :study_v));
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.trial (study_id, number, config, state, source) VALUES (%s, 50, '{"x": "NaN", "k": "a"}', 'queued', 'manual')$$, :study_v));
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.trial (study_id, number, config, state, source) VALUES (%s, 50, '{"x": 0.5, "k": "c; rm -rf /"}', 'queued', 'manual')$$, :study_v));
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.trial (study_id, number, config, state, source) VALUES (%s, 50, '{"k": "b"}', 'queued', 'manual')$$, :study_v));
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.trial (study_id, number, config, state, source) VALUES (%s, 51, '{"x": 0.25}', 'queued', 'manual')$$, :study_v));
+SELECT number, state, config FROM tuner.trial WHERE study_id = :study_v AND number > 2 ORDER BY number;
+-- ... and a queued trial's configuration changed afterwards
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.trial SET config = config || '{"log_file": "/etc/passwd"}' WHERE study_id = %s AND number = 51$$, :study_v));
+RESET ROLE;
+
+-- And right before exec: a trial whose input is wrong however it got
+-- there (here planted with the trigger off) fails without running.
+SET ROLE regress_tuner_tb_runner;
+SELECT tuner.register_runner('tb_cat', '/bin/cat');
+SELECT tuner.create_study('tb_run', 'x', runner => 'tb_cat') > 0 AS created;
+SELECT tuner.add_parameter('tb_run', 'x', 'float', 0, 1);
+RESET ROLE;
+ALTER TABLE tuner.trial DISABLE TRIGGER trial_config_guard;
+INSERT INTO tuner.trial (study_id, number, config, state, source)
+SELECT s.id, 1, '{"x": 0.5, "osd_class_dir": "/tmp/evil"}', 'queued', 'manual'
+  FROM tuner.study s WHERE s.name = 'tb_run';
+ALTER TABLE tuner.trial ENABLE TRIGGER trial_config_guard;
+SET ROLE regress_tuner_tb_runner;
+SELECT tuner.step('tb_run') ->> 'state' AS state;
+SELECT number, state, error, details ->> 'exit' AS exit FROM tuner.trials WHERE study = 'tb_run';
+-- a valid one runs (cat echoes the configuration: x is the objective)
+SELECT tuner.enqueue('tb_run', '{"x": 0.75}') > 0 AS queued;
+SELECT tuner.step('tb_run') ->> 'value' AS value;
+RESET ROLE;
+
+-- 4. Job tampering: the starter's counts are its own.
+SET ROLE regress_tuner_tb_owner;
+INSERT INTO tuner.job (study_id, trials, parallel) VALUES (:study_v, 2, 1);
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.job (study_id, trials, parallel, owner) VALUES (%s, 2, 1, 'regress_tuner_tb_attacker')$$, :study_v));
+RESET ROLE;
+SELECT max(id) AS job_v FROM tuner.job WHERE study_id = :study_v \gset
+SET ROLE regress_tuner_tb_attacker;
+SET search_path = regress_tuner_tb_evil, pg_catalog, public;
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET trials = 1000000 WHERE id = %s$$, :job_v));
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET claimed = 0, parallel = 64 WHERE id = %s$$, :job_v));
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET owner = 'regress_tuner_tb_attacker' WHERE id = %s$$, :job_v));
+-- stopping it is allowed (tuner.stop), starting it again is not
+SELECT tuner.stop('tb_v') AS stopped;
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET stop_requested = false WHERE id = %s$$, :job_v));
+RESET search_path;
+RESET ROLE;
+SELECT trials, parallel, claimed, stop_requested, state, owner FROM tuner.job WHERE id = :job_v;
+-- the starter may change its own job
+SET ROLE regress_tuner_tb_owner;
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET trials = 3 WHERE id = %s$$, :job_v));
+RESET ROLE;
+
+-- 5. transfer_from by UPDATE: the writer must see the source, the owner
+-- must be allowed to read it, and so again at use.
+SET ROLE regress_tuner_tb_attacker;
+SELECT tuner.create_study('tb_a', 'y', 'minimize', '{"seed": 2, "n_initial": 2}') > 0 AS created;
+SELECT tuner.add_parameter('tb_a', 'x', 'float', 0, 1);
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"transfer_from": ["tb_private"]}' WHERE name = 'tb_a'$$);
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"transfer_from": "tb_private"}' WHERE name = 'tb_a'$$);
+-- the victim's tb_v: the attacker may read it, so it may transfer from it
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"transfer_from": ["tb_v"]}' WHERE name = 'tb_a'$$);
+-- a victim's study it may write, from a source only the attacker reads
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"transfer_from": ["tb_a"]}' WHERE name = 'tb_v'$$);
+RESET ROLE;
+-- At use: the victim revokes; a superuser's suggestion for tb_a (which
+-- sees every study) must not fit tb_v's trials.
+SET ROLE regress_tuner_tb_owner;
+SELECT tuner.revoke_study('tb_v', 'regress_tuner_tb_attacker');
+RESET ROLE;
+SELECT regress_tuner_tb_try($$SELECT tuner.suggest_next('tb_a')$$);
+SELECT count(*) AS tb_a_trials FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id WHERE s.name = 'tb_a';
+-- a superuser's own setting is checked against the study owner too
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"transfer_from": ["tb_private"]}' WHERE name = 'tb_a'$$);
+UPDATE tuner.study SET settings = settings - 'transfer_from' WHERE name = 'tb_a';
+
+-- 1. tuner.study_view: a row naming a view that is not the writer's.
+SET ROLE regress_tuner_tb_attacker;
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_view (study_id, view_schema, view_name) SELECT id, 'regress_tuner_tb_victim', 'tb_v' FROM tuner.study WHERE name = 'tb_a'$$));
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_view (study_id, view_schema, view_name) SELECT id, 'pg_catalog', 'pg_roles' FROM tuner.study WHERE name = 'tb_a'$$));
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_view (study_id, view_schema, view_name, owner) SELECT id, 'regress_tuner_tb_evil', 'later', 'regress_tuner_tb_owner' FROM tuner.study WHERE name = 'tb_a'$$));
+-- a name nobody has taken yet is accepted; later someone else's view
+-- of that name is neither rebuilt nor dropped through it
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_view (study_id, view_schema, view_name) SELECT id, 'regress_tuner_tb_victim', 'later' FROM tuner.study WHERE name = 'tb_a'$$));
+SELECT regress_tuner_tb_try($$UPDATE tuner.study_view SET view_name = 'tb_v' WHERE view_name = 'later'$$);
+RESET ROLE;
+SET ROLE regress_tuner_tb_owner;
+CREATE VIEW regress_tuner_tb_victim.later AS SELECT 42 AS answer;
+RESET ROLE;
+-- a privileged session changes the attacker's study: a warning, no harm
+SELECT tuner.add_parameter('tb_a', 'z', 'float', 0, 1);
+SELECT * FROM regress_tuner_tb_victim.later;
+SET ROLE regress_tuner_tb_attacker;
+SELECT tuner.drop_study('tb_a');
+RESET ROLE;
+SELECT * FROM regress_tuner_tb_victim.later;
+SELECT count(*) AS tb_v_view_rows FROM regress_tuner_tb_victim.tb_v;
+
+-- Clean up.
+SELECT tuner.drop_study(name) FROM tuner.study WHERE name IN ('tb_v', 'tb_private', 'tb_run') ORDER BY name;
+SELECT tuner.drop_runner('tb_cat');
+DROP SCHEMA regress_tuner_tb_evil CASCADE;
+DROP SCHEMA regress_tuner_tb_victim CASCADE;
+DROP FUNCTION public.regress_tuner_tb_try(text);
+DROP OWNED BY regress_tuner_tb_owner, regress_tuner_tb_attacker, regress_tuner_tb_runner;
+DROP ROLE regress_tuner_tb_owner, regress_tuner_tb_attacker, regress_tuner_tb_runner;
