@@ -133,6 +133,17 @@ SELECT number, state, error, details ->> 'exit' AS exit FROM tuner.trials WHERE 
 SELECT tuner.enqueue('tb_run', '{"x": 0.75}') > 0 AS queued;
 SELECT tuner.step('tb_run') ->> 'value' AS value;
 RESET ROLE;
+-- tuner-agent's claim, likewise: the planted trial is failed and the
+-- agent is handed the next one
+ALTER TABLE tuner.trial DISABLE TRIGGER trial_config_guard;
+INSERT INTO tuner.trial (study_id, number, config, state, source)
+SELECT s.id, 3, '{"x": 2}', 'queued', 'manual'
+  FROM tuner.study s WHERE s.name = 'tb_run';
+ALTER TABLE tuner.trial ENABLE TRIGGER trial_config_guard;
+SET ROLE regress_tuner_tb_runner;
+SELECT number FROM tuner.agent_claim('tb_run', 'tb-agent');
+SELECT number, state, error FROM tuner.trials WHERE study = 'tb_run' ORDER BY number;
+RESET ROLE;
 
 -- 4. Job tampering: the starter's counts are its own.
 SET ROLE regress_tuner_tb_owner;
