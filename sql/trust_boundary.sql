@@ -36,6 +36,17 @@ SELECT p.oid::regprocedure AS sql_standard_body
  WHERE p.pronamespace = 'tuner'::regnamespace AND p.prosqlbody IS NOT NULL
  ORDER BY 1;
 
+-- What tuner_user may write, table by table: only what tuner's own
+-- functions write (row-level security then narrows it to the studies a
+-- role may write; UPDATE of study is on some columns only).
+SELECT c.relname AS "table",
+	   has_table_privilege('tuner_user', c.oid, 'INSERT') AS ins,
+	   has_any_column_privilege('tuner_user', c.oid, 'UPDATE') AS upd,
+	   has_table_privilege('tuner_user', c.oid, 'DELETE') AS del
+  FROM pg_class c
+ WHERE c.relnamespace = 'tuner'::regnamespace AND c.relkind = 'r'
+ ORDER BY 1;
+
 CREATE ROLE regress_tuner_tb_owner LOGIN IN ROLE tuner_user;		-- the victim
 CREATE ROLE regress_tuner_tb_attacker LOGIN IN ROLE tuner_user;	-- granted write
 CREATE ROLE regress_tuner_tb_runner LOGIN IN ROLE tuner_user, pg_execute_server_program;
@@ -47,11 +58,12 @@ CREATE SCHEMA regress_tuner_tb_victim AUTHORIZATION regress_tuner_tb_owner;
 -- The victim: a study with two complete trials, a view, and a private
 -- study the attacker may not read.
 SET ROLE regress_tuner_tb_owner;
-SELECT tuner.create_study('tb_v', 'y', 'minimize', '{"seed": 1, "n_initial": 2}') > 0 AS created;
+SELECT tuner.create_study('tb_v', 'y', 'minimize', '{"seed": 1, "n_initial": 3}') > 0 AS created;
 SELECT tuner.add_parameter('tb_v', 'x', 'float', 0, 1);
 SELECT tuner.add_parameter('tb_v', 'k', 'categorical', choices => ARRAY['a', 'b'], default_value => 'a');
 SELECT tuner.report((tuner.suggest_next('tb_v') ->> 'trial')::bigint, '{"y": 1.5}');
 SELECT tuner.report((tuner.suggest_next('tb_v') ->> 'trial')::bigint, '{"y": 0.5}');
+SELECT tuner.fail((tuner.suggest_next('tb_v') ->> 'trial')::bigint, 'broken');
 SELECT tuner.create_view('tb_v', 'regress_tuner_tb_victim.tb_v');
 SELECT tuner.create_study('tb_private', 'y') > 0 AS created;
 SELECT tuner.add_parameter('tb_private', 'x', 'float', 0, 1);
@@ -60,6 +72,8 @@ SELECT tuner.grant_study('tb_v', 'regress_tuner_tb_attacker', 'write');
 RESET ROLE;
 SELECT id AS study_v FROM tuner.study WHERE name = 'tb_v' \gset
 SELECT min(t.id) AS trial_v FROM tuner.trial t WHERE t.study_id = :study_v \gset
+SELECT t.id AS failed_v FROM tuner.trial t WHERE t.study_id = :study_v AND t.state = 'failed' \gset
+SELECT m.id AS metric_v FROM tuner.metric m WHERE m.study_id = :study_v AND m.name = 'y' \gset
 SELECT value AS best_before FROM tuner.best('tb_v');
 
 -- 6. Operators of the attacker's own, ahead of pg_catalog: "=" true and
@@ -77,7 +91,9 @@ SET search_path = regress_tuner_tb_evil, pg_catalog, public;
 SELECT 'running' = 'complete' AS shadowed;
 -- trial_guard: a finished trial's state and configuration
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.trial SET state = 'running', config = '{"x": 0.001, "k": "a"}' WHERE id = %s$$, :trial_v));
--- observation_guard: remove the objective, to insert a forged one
+-- observation_guard: a value for a failed trial; removing or changing
+-- the objective is not even granted
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.observation (trial_id, metric_id, value) VALUES (%s, %s, -1e6)$$, :failed_v, :metric_v));
 SELECT regress_tuner_tb_try(format($$DELETE FROM tuner.observation WHERE trial_id = %s$$, :trial_v));
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.observation SET value = -1e6 WHERE trial_id = %s$$, :trial_v));
 -- trial_config_guard: an unknown key in a queued trial
@@ -98,6 +114,18 @@ SELECT number, state, config FROM tuner.trial WHERE study_id = :study_v ORDER BY
 SELECT count(*) AS observations FROM tuner.observation o JOIN tuner.trial t ON t.id = o.trial_id
  WHERE t.study_id = :study_v;
 SELECT settings FROM tuner.study WHERE id = :study_v;
+
+-- One write path: what no function changes, nobody changes.
+SET ROLE regress_tuner_tb_attacker;
+SELECT regress_tuner_tb_try(format($$DELETE FROM tuner.trial WHERE study_id = %s$$, :study_v));
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.suggestion SET observed = '{}' WHERE trial_id = %s$$, :trial_v));
+SELECT regress_tuner_tb_try($$DELETE FROM tuner.model$$);
+SELECT regress_tuner_tb_try($$DELETE FROM tuner.study_event$$);
+SELECT regress_tuner_tb_try($$UPDATE tuner.parameter_source SET level = 'x'$$);
+SELECT regress_tuner_tb_try($$DELETE FROM tuner.parameter$$);
+SELECT regress_tuner_tb_try($$DELETE FROM tuner.metric$$);
+RESET ROLE;
+SELECT count(*) AS trials_kept FROM tuner.trial WHERE study_id = :study_v;
 
 -- 3. Runner input written straight into tuner.trial: only the study's
 -- parameters, within their bounds and choices, the missing ones at their
