@@ -184,15 +184,20 @@ SET search_path = regress_tuner_tb_evil, pg_catalog, public;
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET trials = 1000000 WHERE id = %s$$, :job_v));
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET claimed = 0, parallel = 64 WHERE id = %s$$, :job_v));
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET owner = 'regress_tuner_tb_attacker' WHERE id = %s$$, :job_v));
+-- nor raise the timeouts its trials run under; lowering them is allowed
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"trial_timeout_s": 900000}' WHERE name = 'tb_v'$$);
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"lease_s": 100000}' WHERE name = 'tb_v'$$);
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"trial_timeout_s": 60}' WHERE name = 'tb_v'$$);
 -- stopping it is allowed (tuner.stop), starting it again is not
 SELECT tuner.stop('tb_v') AS stopped;
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET stop_requested = false WHERE id = %s$$, :job_v));
 RESET search_path;
 RESET ROLE;
 SELECT trials, parallel, claimed, stop_requested, state, owner FROM tuner.job WHERE id = :job_v;
--- the starter may change its own job
+-- the starter may change its own job and raise its timeouts
 SET ROLE regress_tuner_tb_owner;
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET trials = 3 WHERE id = %s$$, :job_v));
+SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"trial_timeout_s": 900000}' WHERE name = 'tb_v'$$);
 RESET ROLE;
 
 -- 5. transfer_from by UPDATE: the writer must see the source, the owner

@@ -156,12 +156,19 @@ BEGIN
 END;
 $$;
 
--- Trigger: the settings an INSERT or UPDATE of tuner.study adds or changes.
+-- Trigger: the settings an INSERT or UPDATE of tuner.study adds or
+-- changes.  A running job's trials are bounded by its study's timeouts,
+-- so while another role's job runs only that role (or a superuser) may
+-- raise them.
 CREATE FUNCTION tuner._study_settings_guard()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, tuner, pg_temp
 AS $$
+DECLARE
+	k text;
+	v_default float8;
+	v_job tuner.job;
 BEGIN
 	IF TG_OP = 'UPDATE' AND NEW.settings IS NOT DISTINCT FROM OLD.settings THEN
 		RETURN NEW;
@@ -169,6 +176,26 @@ BEGIN
 	PERFORM tuner._check_changed_settings(NEW.settings,
 		CASE WHEN TG_OP = 'UPDATE' THEN OLD.settings END,
 		NEW.name, NEW.owner);
+	IF TG_OP = 'INSERT'
+	   OR (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+		RETURN NEW;
+	END IF;
+	-- the defaults of tuner._trial_launch and tuner._lease_s
+	FOR k, v_default IN VALUES ('trial_timeout_s', 600), ('kill_grace_s', 5), ('lease_s', 300)
+	LOOP
+		CONTINUE WHEN COALESCE((NEW.settings ->> k)::float8, v_default)
+					  <= COALESCE((OLD.settings ->> k)::float8, v_default);
+		SELECT * INTO v_job FROM tuner.job j
+		 WHERE j.study_id = NEW.id AND j.state = 'running' AND NOT tuner._has_role(j.owner)
+		 ORDER BY j.id LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION 'permission denied to raise setting % of study "%"', k, NEW.name
+				USING ERRCODE = 'insufficient_privilege',
+					  DETAIL = pg_catalog.format('Job %s of role %s is running; only its starter may raise its timeouts.',
+												 v_job.id, pg_catalog.quote_ident(v_job.owner)),
+					  HINT = 'Wait for the job to end, or stop it with tuner.stop().';
+		END IF;
+	END LOOP;
 	RETURN NEW;
 END;
 $$;
