@@ -64,6 +64,7 @@ PG_OBJS = \
 	src/pg/clusters_glue.o \
 	src/pg/lasso_glue.o \
 	src/pg/runner_exec.o \
+	src/pg/runner_program.o \
 	src/pg/worker.o \
 	src/pg/plot_glue.o \
 	src/pg/pareto_glue.o \
@@ -71,7 +72,8 @@ PG_OBJS = \
 	src/pg/host_cpus.o
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
-EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o
+EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o \
+	src/exec/program_safety.o
 
 OBJS = $(CORE_OBJS) $(PG_OBJS) $(EXEC_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \
