@@ -33,33 +33,33 @@ GRANT EXECUTE ON FUNCTION tuner.register_runner(text, text, text[], jsonb),
 
 SET ROLE regress_tuner_safety_runner;
 -- Refused: the whole error once, then SQLSTATE and message.
-SELECT tuner.register_runner('open', '/tmp/tuner_regress_safety/open/run.sh');
-SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('nobody', '/tmp/tuner_regress_safety/nobody/run.sh')$$) AS owned_by_nobody;
-SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('link', '/tmp/tuner_regress_safety/link.sh')$$) AS link_to_nobody;
-SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('rel', '/tmp/tuner_regress_safety/safe/rel.sh')$$) AS relative_link;
-SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('grp', '/tmp/tuner_regress_safety/grp/run.sh')$$) AS group_writable;
-SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('evil', '/tmp/tuner_regress_safety/evil.sh')$$) AS file_of_nobody;
-SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('dir', '/tmp/tuner_regress_safety/safe')$$) AS directory;
-SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('plain', '/tmp/tuner_regress_safety/plain.txt')$$) AS not_executable;
-SELECT tuner.register_runner('plain', '/tmp/tuner_regress_safety/plain.txt');
+SELECT tuner.register_runner('safety_open', '/tmp/tuner_regress_safety/open/run.sh');
+SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('safety_nobody', '/tmp/tuner_regress_safety/nobody/run.sh')$$) AS owned_by_nobody;
+SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('safety_link', '/tmp/tuner_regress_safety/link.sh')$$) AS link_to_nobody;
+SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('safety_rel', '/tmp/tuner_regress_safety/safe/rel.sh')$$) AS relative_link;
+SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('safety_grp', '/tmp/tuner_regress_safety/grp/run.sh')$$) AS group_writable;
+SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('safety_evil', '/tmp/tuner_regress_safety/evil.sh')$$) AS file_of_nobody;
+SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('safety_dir', '/tmp/tuner_regress_safety/safe')$$) AS directory;
+SELECT regress_tuner_safety_try($$SELECT tuner.register_runner('safety_plain', '/tmp/tuner_regress_safety/plain.txt')$$) AS not_executable;
+SELECT tuner.register_runner('safety_plain', '/tmp/tuner_regress_safety/plain.txt');
 SELECT count(*) AS registered FROM tuner.runner WHERE owner = current_user;
 
 -- Accepted: owned by root and writable by it only; a sticky directory of
 -- root (like /tmp); group root may write; a link between safe places;
 -- bare names (PostgreSQL's bindir, then PATH); a program not installed
 -- yet (checked again when it runs).
-SELECT tuner.register_runner('safe', '/tmp/tuner_regress_safety/safe/run.sh');
-SELECT tuner.register_runner('sticky', '/tmp/tuner_regress_safety/sticky/run.sh');
-SELECT tuner.register_runner('grp0', '/tmp/tuner_regress_safety/grp0/run.sh');
-SELECT tuner.register_runner('good_link', '/tmp/tuner_regress_safety/good_link.sh');
-SELECT tuner.register_runner('sleep', 'sleep');
-SELECT tuner.register_runner('later', '/tmp/tuner_regress_safety/later/run.sh');
-SELECT tuner.register_runner('later_name', 'tuner_regress_no_such_program');
+SELECT tuner.register_runner('safety_safe', '/tmp/tuner_regress_safety/safe/run.sh');
+SELECT tuner.register_runner('safety_sticky', '/tmp/tuner_regress_safety/sticky/run.sh');
+SELECT tuner.register_runner('safety_grp0', '/tmp/tuner_regress_safety/grp0/run.sh');
+SELECT tuner.register_runner('safety_good_link', '/tmp/tuner_regress_safety/good_link.sh');
+SELECT tuner.register_runner('safety_sleep', 'sleep');
+SELECT tuner.register_runner('safety_later', '/tmp/tuner_regress_safety/later/run.sh');
+SELECT tuner.register_runner('safety_later_name', 'tuner_regress_no_such_program');
 SELECT name FROM tuner.runner WHERE owner = current_user ORDER BY 1;
 
 -- Changing a registered program is checked too.
-SELECT regress_tuner_safety_try($$UPDATE tuner.runner SET program = '/tmp/tuner_regress_safety/open/run.sh' WHERE name = 'safe'$$) AS update_program;
-SELECT program FROM tuner.runner WHERE name = 'safe';
+SELECT regress_tuner_safety_try($$UPDATE tuner.runner SET program = '/tmp/tuner_regress_safety/open/run.sh' WHERE name = 'safety_safe'$$) AS update_program;
+SELECT program FROM tuner.runner WHERE name = 'safety_safe';
 RESET ROLE;
 
 -- Without pg_execute_server_program: the check tells nothing about the
@@ -73,8 +73,8 @@ RESET ROLE;
 -- the run: tuner.step fails the trial with the reason, and the script
 -- swapped in never runs.
 SET ROLE regress_tuner_safety_runner;
-SELECT tuner.register_runner('swap', '/tmp/tuner_regress_safety/swap/run.sh');
-SELECT tuner.create_study('regress_safety', 'y', 'minimize', '{"seed": 1}', runner => 'swap') > 0 AS created;
+SELECT tuner.register_runner('safety_swap', '/tmp/tuner_regress_safety/swap/run.sh');
+SELECT tuner.create_study('regress_safety', 'y', 'minimize', '{"seed": 1}', runner => 'safety_swap') > 0 AS created;
 SELECT tuner.add_parameter('regress_safety', 'x', 'float', 0, 1);
 SELECT tuner.step('regress_safety') ->> 'state' AS safe_step;
 \! cd /tmp/tuner_regress_safety && chown nobody swap && cp evil.sh swap/run.sh
