@@ -163,9 +163,14 @@ program_safety_check(const char *path, uid_t trusted, char *resolved,
 	int links = 0;
 
 	why[0] = '\0';
-	if (path[0] != '/' || strlen(path) >= sizeof(rest))
+	if (path[0] != '/')
 	{
 		snprintf(why, why_len, "\"%s\" is not an absolute path", path);
+		return PROGRAM_NOT_EXECUTABLE;
+	}
+	if (strlen(path) >= sizeof(rest))
+	{
+		snprintf(why, why_len, "path \"%.64s...\" is too long", path);
 		return PROGRAM_NOT_EXECUTABLE;
 	}
 	strcpy(rest, path);

@@ -135,6 +135,7 @@ test_program_safety(void)
 		huge[9999] = '\0';
 		CHECK(program_safety_check(huge, geteuid(), resolved, 512, why, 512) ==
 			  PROGRAM_NOT_EXECUTABLE);
+		CHECK(strstr(why, "is too long") != NULL);
 		free(huge);
 	}
 
