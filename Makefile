@@ -64,6 +64,7 @@ PG_OBJS = \
 	src/pg/clusters_glue.o \
 	src/pg/lasso_glue.o \
 	src/pg/runner_exec.o \
+	src/pg/runner_program.o \
 	src/pg/worker.o \
 	src/pg/plot_glue.o \
 	src/pg/pareto_glue.o \
@@ -71,14 +72,15 @@ PG_OBJS = \
 	src/pg/host_cpus.o
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
-EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o
+EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o \
+	src/exec/program_safety.o
 
 OBJS = $(CORE_OBJS) $(PG_OBJS) $(EXEC_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \
 	$(wildcard src/exec/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

@@ -25,7 +25,11 @@
  *
  *	  Privilege: every run checks that the current role has the privileges
  *	  of pg_execute_server_program, right before the fork; in a background
- *	  worker that role is the one that called tuner.run().
+ *	  worker that role is the one that called tuner.run().  It also checks
+ *	  right before the fork that the program is safe to exec (no one but
+ *	  root and the server's user can change it or its path:
+ *	  src/exec/program_safety.c) and execs the path that check resolved;
+ *	  a program that fails the check never runs.
  *
  *	  State: one runner at a time per process (active_pgid).
  */
@@ -54,6 +58,7 @@
 #include "runner_child.h"
 #include "runner_deadline.h"
 #include "runner_exec.h"
+#include "runner_program.h"
 
 PG_FUNCTION_INFO_V1(tuner_check_program_privilege);
 
@@ -109,67 +114,6 @@ tuner_check_program_privilege(PG_FUNCTION_ARGS)
 {
 	tuner_check_program_privilege_for(text_to_cstring(PG_GETARG_TEXT_PP(0)));
 	PG_RETURN_VOID();
-}
-
-/* Is path an executable regular file? */
-static bool
-is_executable_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-		   access(path, X_OK) == 0;
-}
-
-/*
- * The file to execute for a registered program: an absolute path as it
- * is, a bare name from PostgreSQL's bindir, then from the server's PATH.
- * NULL (with *why set) when there is none.
- */
-static char *
-resolve_program(const char *program, char **why)
-{
-	char bindir[MAXPGPATH];
-	char *candidate;
-	const char *path_env;
-
-	if (program[0] == '/')
-	{
-		if (is_executable_file(program))
-			return pstrdup(program);
-		*why = psprintf("runner program \"%s\" is not an executable file",
-						program);
-		return NULL;
-	}
-
-	strlcpy(bindir, my_exec_path, sizeof(bindir));
-	get_parent_directory(bindir);
-	candidate = psprintf("%s/%s", bindir, program);
-	if (is_executable_file(candidate))
-		return candidate;
-
-	path_env = getenv("PATH");
-	if (path_env == NULL)
-		path_env = "/usr/local/bin:/usr/bin:/bin"; /* execvp's default */
-	{
-		char *copy = pstrdup(path_env);
-		char *save = NULL;
-		char *dir;
-
-		for (dir = strtok_r(copy, ":", &save); dir != NULL;
-			 dir = strtok_r(NULL, ":", &save))
-		{
-			if (dir[0] != '/')
-				continue; /* never relative to the data directory */
-			candidate = psprintf("%s/%s", dir, program);
-			if (is_executable_file(candidate))
-				return candidate;
-		}
-	}
-	*why = psprintf(
-		"runner program \"%s\" was not found in PostgreSQL's bindir (%s) or the server's PATH",
-		program, bindir);
-	return NULL;
 }
 
 /* Open an anonymous scratch file (created and unlinked in pgsql_tmp). */
@@ -456,6 +400,7 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 {
 	char *path;
 	char *why = NULL;
+	ProgramSafety safety;
 	char **argv;
 	int *fds = scratch_fds;
 	pid_t parent = getpid();
@@ -491,7 +436,11 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 		elog(ERROR, "a runner is already running in this process");
 	close_scratch_files(fds, 3); /* none are open; never leak */
 
-	path = resolve_program(spec->program, &why);
+	/*
+	 * Right before the fork, and exec exactly the path checked: everything
+	 * on it can be changed only by root or the server's user.
+	 */
+	path = tuner_safe_program_path(spec->program, &safety, &why);
 	if (path == NULL)
 	{
 		result->exit_text = why;

@@ -39,7 +39,7 @@ build fuzz_fastquery tests/fuzz/fuzz_fastquery.c $FQ/query_parse.c $FQ/opts.c $F
 	$FQ/trial.c $COMMON/json.c &
 build fuzz_ceph tests/fuzz/fuzz_ceph.c $CEPH/answers.c &
 build fuzz_rocksdb_input tests/fuzz/fuzz_rocksdb_input.c $RDB/rdb_input.c $COMMON/json.c &
-build fuzz_ceph_input tests/fuzz/fuzz_ceph_input.c $CEPH/ceph_input.c $COMMON/json.c &
+build fuzz_ceph_input tests/fuzz/fuzz_ceph_input.c $CEPH/ceph_input.c $CEPH/option_policy.c $COMMON/json.c &
 for job in $(jobs -p); do
 	wait "$job" || status=1
 done

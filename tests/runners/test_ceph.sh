@@ -57,6 +57,48 @@ trial() {
 }
 jget() { $PY -c "import json,sys; d=json.load(open('$WORK/out.json')); print(eval(sys.argv[1]))" "$1"; }
 
+# --- refusals before connecting (no cluster needed) ------------------------
+# Option classes the runner never sets: each is refused (exit 2) naming
+# the option, before the runner reads anything of the cluster.
+for opt in osd_class_dir plugin_dir erasure_code_dir log_file log_to_file \
+	mon_cluster_log_file admin_socket keyring osd_class_load_list_path \
+	debug_osd ms_bind_port_min public_addr auth_allow_insecure_global_id_reclaim \
+	osd_command_thread_timeout; do
+	trial "\"$opt\": 1"
+	rc=$?
+	check "$opt is refused before connecting (exit 2, got $rc)" test "$rc" -eq 2
+	check "naming it and its class" grep -q "^tuner_ceph: $opt: tuner_ceph refuses options" "$WORK/err.txt"
+done
+# The work directory must be the runner's own, mode 0700, no link.
+wd() { # wd DIR: a default trial with that work directory, stderr in err.txt
+	echo '{}' | TUNER_CEPH_DIR=$1 "$RUNNER" >/dev/null 2>"$WORK/err.txt"
+}
+wd "$WORK/fresh"
+check "a missing work directory is created" test -d "$WORK/fresh"
+check "with mode 0700" test "$(stat -c %a "$WORK/fresh")" = 700
+mkdir -m 755 "$WORK/open"
+wd "$WORK/open"
+rc=$?
+check "a work directory with mode 0755 is refused (exit 2, got $rc)" test "$rc" -eq 2
+check "saying it must be 0700" grep -q "has mode 0755; it must be 0700" "$WORK/err.txt"
+ln -s "$WORK/fresh" "$WORK/link"
+wd "$WORK/link"
+rc=$?
+check "a work directory that is a symbolic link is refused (exit 2, got $rc)" test "$rc" -eq 2
+check "saying so" grep -q "is a symbolic link" "$WORK/err.txt"
+# another owner: a directory given to nobody (as root), else /root
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir -m 700 "$WORK/theirs"
+	chown nobody "$WORK/theirs"
+	theirs=$WORK/theirs
+else
+	theirs=/root
+fi
+wd "$theirs"
+rc=$?
+check "a work directory of another user is refused (exit 2, got $rc)" test "$rc" -eq 2
+check "naming its owner" grep -q "is owned by uid [0-9]*, not by the runner's uid" "$WORK/err.txt"
+
 if ! out=$(bash "$CLUSTER" start 2>&1); then
 	not_ok "the test cluster starts" "$out"
 	echo "$passed passed, $failed failed"
@@ -151,6 +193,25 @@ trial '"osd_max_write_size": 100, "osd_max_write_size": 90'
 rc=$?
 check "a repeated option is refused (exit 2, got $rc)" test "$rc" -eq 2
 check "saying the key is repeated" grep -q 'duplicate object key' "$WORK/err.txt"
+
+# Refused by type, from the live cluster's config help: free-form strings
+# (hosts, lists, paths Ceph names otherwise) and uuids; a string with
+# Ceph's enum_values passes.
+trial '"mon_host": "127.0.0.1:1"'
+rc=$?
+check "a free-form string option is refused (exit 2, got $rc)" test "$rc" -eq 2
+check "saying its type" grep -q 'mon_host: tuner_ceph refuses options of type str without enum_values' "$WORK/err.txt"
+trial '"osd_class_load_list": "*"'
+rc=$?
+check "osd_class_load_list is refused (exit 2, got $rc)" test "$rc" -eq 2
+trial '"fsid": "00000000-0000-0000-0000-000000000000"'
+rc=$?
+check "a uuid option is refused (exit 2, got $rc)" test "$rc" -eq 2
+check "saying its type" grep -q 'fsid: tuner_ceph refuses options of type uuid' "$WORK/err.txt"
+check "refused options leave the configuration database empty" test "$(config_dump)" = 0
+if trial '"bluestore_csum_type": "crc32c"'; then ok "a string option with enum_values is set"; else
+	not_ok "a string option with enum_values is set" "$(cat "$WORK/err.txt")"
+fi
 
 # --- values the cluster writes itself are removed ------------------------
 cephc config set osd.0 osd_mclock_max_capacity_iops_hdd 123.4 >/dev/null 2>&1

@@ -42,6 +42,7 @@ main(int argc, char **argv)
 		{"feasibility", test_feasibility},
 		{"calibration", test_feasibility_calibration},
 		{"multiobjective", test_multiobjective},
+		{"program_safety", test_program_safety},
 	};
 	size_t		i;
 

@@ -59,5 +59,6 @@ void		test_plot(void);
 void		test_feasibility(void);
 void		test_feasibility_calibration(void);
 void		test_multiobjective(void);
+void		test_program_safety(void);
 
 #endif

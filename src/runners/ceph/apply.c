@@ -2,6 +2,7 @@
  * apply.c: configuration through the monitor (see apply.h).
  */
 #include "apply.h"
+#include "option_policy.h"
 #include "answers.h"
 #include "cephcmd.h"
 
@@ -28,8 +29,8 @@ option_who(const char *name)
 }
 
 int
-option_classify(rados_t c, const char *name, opt_kind *kind, char *err,
-				size_t errlen)
+option_classify(rados_t c, const char *name, opt_kind *kind, bool *allowed,
+				char *err, size_t errlen)
 {
 	ceph_answer a;
 
@@ -51,6 +52,8 @@ option_classify(rados_t c, const char *name, opt_kind *kind, char *err,
 		ceph_answer_free(&a);
 		return -1;
 	}
+	if (allowed != NULL)
+		*allowed = option_type_allowed(name, a.out, err, errlen);
 	ceph_answer_free(&a);
 	return 0;
 }

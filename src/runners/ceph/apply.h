@@ -36,9 +36,10 @@ extern const char *opt_kind_name(opt_kind k);
 extern const char *option_who(const char *name);
 
 /* Classify name; -1 with Ceph's message in err when Ceph does not know
- * the option. */
+ * the option.  With allowed, also whether tuner_ceph may set it at all
+ * (its type: option_policy.h), the reason in err when not. */
 extern int option_classify(rados_t c, const char *name, opt_kind *kind,
-						   char *err, size_t errlen);
+						   bool *allowed, char *err, size_t errlen);
 
 /* config set / config rm; -1 with Ceph's message in err when refused. */
 extern int option_set(rados_t c, const char *who, const char *name,

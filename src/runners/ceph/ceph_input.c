@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "ceph_input.h"
+#include "option_policy.h"
 
 #include <errno.h>
 #include <math.h>
@@ -220,6 +221,7 @@ parse_options(json_t *in, trial_option *opts, int *nopts, strbuf *err)
 	json_object_foreach(in, key, v)
 	{
 		trial_option *o;
+		char why[512];
 
 		if (key[0] == '_')
 			continue;
@@ -230,6 +232,9 @@ parse_options(json_t *in, trial_option *opts, int *nopts, strbuf *err)
 			strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
 				strlen(key))
 			return sb_refuse(err, "\"%s\" is not a Ceph option name", key);
+		/* before connecting: refused classes never reach the cluster */
+		if (!option_name_allowed(key, why, sizeof(why)))
+			return sb_refuse(err, "%s", why);
 		o = &opts[n++];
 		memset(o, 0, sizeof(*o));
 		strcpy(o->name, key);

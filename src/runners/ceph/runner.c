@@ -26,6 +26,7 @@
 #include "ceph_input.h"
 #include "cephcmd.h"
 #include "json.h"
+#include "work_dir.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -188,7 +189,7 @@ apply_config(rados_t c, const ceph_settings *s, trial_option *opts, int nopts)
 
 		if (i < nprev)
 		{
-			if (option_classify(c, name, &kind, err, sizeof(err)) < 0)
+			if (option_classify(c, name, &kind, NULL, err, sizeof(err)) < 0)
 				die(EXIT_FAILED, "%s", err);
 		}
 		else
@@ -530,6 +531,9 @@ main(int argc, char **argv)
 						  &input_err))
 		die(EXIT_BADINPUT, "%s", input_err.data);
 	sb_free(&input_err);
+	/* before reading anything from it: the runner executes its cluster.sh */
+	if (!work_dir_check(s.cluster_dir, err, sizeof(err)))
+		die(EXIT_BADINPUT, "%s", err);
 	/* the configuration section of each option (apply.c) */
 	for (i = 0; i < nopts; i++)
 		opts[i].who = option_who(opts[i].name);
@@ -552,7 +556,9 @@ main(int argc, char **argv)
 	 * creation-time options. */
 	for (i = 0; i < nopts; i++)
 	{
-		if (option_classify(admin, opts[i].name, &opts[i].kind, err,
+		bool allowed;
+
+		if (option_classify(admin, opts[i].name, &opts[i].kind, &allowed, err,
 							sizeof(err)) < 0)
 			die(EXIT_BADINPUT, "unknown option: %s", err);
 		if (opts[i].kind == OPT_CREATE)
@@ -560,6 +566,8 @@ main(int argc, char **argv)
 				"%s is fixed when an OSD is created (Ceph flag \"create\"); "
 				"tuner_ceph refuses creation-time options rather than re-creating OSDs",
 				opts[i].name);
+		if (!allowed)
+			die(EXIT_BADINPUT, "%s", err);
 	}
 
 	if (reset)
