@@ -68,7 +68,8 @@ PG_OBJS = \
 	src/pg/plot_glue.o \
 	src/pg/pareto_glue.o \
 	src/pg/notify_guc.o \
-	src/pg/host_cpus.o
+	src/pg/host_cpus.o \
+	src/pg/server_lifetime.o
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
 EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o
