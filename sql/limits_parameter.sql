@@ -1,7 +1,7 @@
 -- limits_parameter: a parameter whose values cannot be represented or
 -- sampled is refused when it is defined, with the reason, whichever way
 -- its row comes (tuner.add_parameter, direct DML, an update), and a study
--- has at most 1000 parameters (the space-filling design's dimensions).
+-- has at most 2000 parameters (the space-filling design's dimensions).
 -- Before 0.3.0 each of these was accepted and failed later: "bigint out
 -- of range" at the first suggestion, a study "exhausted" after one trial,
 -- no design point.
@@ -61,15 +61,17 @@ UPDATE tuner.parameter SET high = 20
 SELECT name, low, high FROM tuner.parameter
  WHERE study_id = (SELECT id FROM tuner.study WHERE name = 'lim_dml');
 
--- at most 1000 parameters: the 1001st is refused, whatever its kind
+-- at most 2000 parameters: the 2001st is refused, whatever its kind (the
+-- design spanned 1000 dimensions before 0.3.0, and a 1001st parameter
+-- left a study without a design point)
 SELECT tuner.create_study('lim_wide', 'y') > 0 AS created;
 SELECT count(*) FROM (
 	SELECT tuner.add_parameter('lim_wide', 'p' || i, 'float', 0, 1)
-	  FROM generate_series(1, 1000) i) x;
-SELECT tuner.add_parameter('lim_wide', 'p1001', 'bool');
+	  FROM generate_series(1, 2000) i) x;
+SELECT tuner.add_parameter('lim_wide', 'p2001', 'bool');
 SELECT count(*) AS parameters FROM tuner.parameter p
   JOIN tuner.study s ON s.id = p.study_id WHERE s.name = 'lim_wide';
--- and a study of 1000 gets its design point
+-- and a study of 2000 gets its design point
 SELECT (SELECT count(*) FROM jsonb_object_keys(tuner.suggest_next('lim_wide') -> 'params')) AS parameters_suggested;
 SELECT number, state, source FROM tuner.trials WHERE study = 'lim_wide';
 
