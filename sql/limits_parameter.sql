@@ -75,5 +75,21 @@ SELECT count(*) AS parameters FROM tuner.parameter p
 SELECT (SELECT count(*) FROM jsonb_object_keys(tuner.suggest_next('lim_wide') -> 'params')) AS parameters_suggested;
 SELECT number, state, source FROM tuner.trials WHERE study = 'lim_wide';
 
+-- A soft bound widens (doubling its range on that side) only while the
+-- range stays samplable: [0, 5e18] would become [0, 1e19], past bigint.
+-- Three model suggestions at the high bound ask for it.
+SELECT tuner.create_study('lim_soft', 'y') > 0 AS created;
+SELECT tuner.add_parameter('lim_soft', 'n', 'int', 0, 5e18, soft_bounds => true);
+SELECT tuner.add_parameter('lim_soft', 'm', 'int', 0, 1e18, soft_bounds => true);
+INSERT INTO tuner.trial (study_id, number, config, state, source)
+SELECT s.id, i, '{"n": 5000000000000000000, "m": 1000000000000000000}', 'failed', 'model'
+  FROM tuner.study s, generate_series(1, 3) i WHERE s.name = 'lim_soft';
+SELECT tuner._widen_soft_bounds(s, NULL) FROM tuner.study s WHERE s.name = 'lim_soft';
+-- n keeps its range; m (whose doubled range fits) widens
+SELECT p.name, p.low, p.high FROM tuner.parameter p
+  JOIN tuner.study s ON s.id = p.study_id WHERE s.name = 'lim_soft' ORDER BY p.position;
+SELECT c.side, c.old_value, c.new_value FROM tuner.bound_change c
+  JOIN tuner.study s ON s.id = c.study_id WHERE s.name = 'lim_soft';
+
 SELECT tuner.drop_study(name) FROM tuner.study
- WHERE name IN ('lim', 'lim_dml', 'lim_wide') ORDER BY name;
+ WHERE name IN ('lim', 'lim_dml', 'lim_wide', 'lim_soft') ORDER BY name;
