@@ -7,9 +7,11 @@
 -- quickstart, create_view('quickstart'), failed for every tuner_user with
 -- "permission denied to create a view in schema tuner".  A name without
 -- a schema now goes to tuner when the caller may create there (as before
--- for superusers), else to the first schema of the caller's search_path
--- it may create in (its own schema through "$user", typically); with
--- none, the error says so and how to get one.  Nothing else changes: a
+-- for superusers), else to the caller's own schema (named like the role,
+-- as "$user" of the default search_path finds it), else to public, the
+-- first of them the caller may create in; with none, the error says so
+-- and how to get one.  Not the caller's search_path: the function runs
+-- with a fixed one, as every function of the extension does.  Nothing else changes: a
 -- schema-qualified name is used as given, CREATE on the schema is still
 -- checked (so a tuner_user still cannot create in tuner), and a study is
 -- found through row-level security, so only a role that may read it
@@ -22,13 +24,13 @@
 -- (double precision).  view_name is an SQL name, possibly qualified
 -- ('reports.branin', '"My Study"'); the default is "<study>_trials".  A
 -- name without a schema goes to schema tuner when the caller may create
--- there, else to the first schema of the caller's search_path it may
--- create in.  Returns the view's quoted name.  Called again, it rebuilds
--- the view.  No SET search_path: it reads the caller's (every name in it
--- is qualified).
+-- there, else to the caller's own schema, else to public (the first the
+-- caller may create in).  Returns the view's quoted name.  Called again,
+-- it rebuilds the view.
 CREATE OR REPLACE FUNCTION tuner.create_view(study text, view_name text DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql
+SET search_path = pg_catalog, tuner, pg_temp
 AS $$
 DECLARE
 	s tuner.study;
@@ -63,24 +65,22 @@ BEGIN
 	END IF;
 	IF v_schema IS NULL THEN
 		-- tuner when the caller may create there (a superuser, the
-		-- extension's owner), else the first schema of its search_path it
-		-- may create in ("$user" once the role has its own schema)
+		-- extension's owner), else the caller's own schema (the one "$user"
+		-- of the default search_path names), else public: the first of
+		-- them that exists and that the caller may create in
 		SELECT x.nspname INTO v_schema
-		  FROM (SELECT 'tuner'::name AS nspname, 0::bigint AS ord
-				UNION ALL
-				SELECT c.nspname, c.ord
-				  FROM pg_catalog.unnest(pg_catalog.current_schemas(false))
-					   WITH ORDINALITY AS c(nspname, ord)) x
-		 WHERE x.nspname !~ '^pg_'
-		   AND pg_catalog.has_schema_privilege(x.nspname, 'CREATE')
+		  FROM (VALUES (1, 'tuner'::name), (2, current_user), (3, 'public'::name))
+			   AS x(ord, nspname)
+		  JOIN pg_catalog.pg_namespace n ON n.nspname = x.nspname
+		 WHERE pg_catalog.has_schema_privilege(n.oid, 'CREATE')
 		 ORDER BY x.ord LIMIT 1;
 		IF v_schema IS NULL THEN
 			RAISE EXCEPTION 'no schema to create the view of study "%" in', s.name
 				USING ERRCODE = 'insufficient_privilege',
-					  DETAIL = pg_catalog.format('Role %s may not create in schema tuner nor in any schema of its search_path (%s).',
-												 pg_catalog.quote_ident(current_user),
-												 pg_catalog.array_to_string(pg_catalog.current_schemas(false), ', ')),
-					  HINT = 'Pass view_name => ''schema.name'' with a schema you may create in, or get a schema of your own (CREATE SCHEMA AUTHORIZATION you, which "$user" in the default search_path finds).';
+					  DETAIL = pg_catalog.format('A view named without a schema goes to schema tuner, %s or public, the first the current role may create in; it may create in none of them.',
+												 pg_catalog.quote_ident(current_user)),
+					  HINT = pg_catalog.format('Pass view_name => ''schema.name'' with a schema you may create in, or have a schema of your own made: CREATE SCHEMA AUTHORIZATION %s.',
+											   pg_catalog.quote_ident(current_user));
 		END IF;
 	END IF;
 	IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace n WHERE n.nspname = v_schema) THEN

@@ -23,6 +23,7 @@
 CREATE FUNCTION tuner._server_started_at()
 RETURNS timestamptz
 LANGUAGE C STRICT
+SET search_path = pg_catalog, tuner, pg_temp
 AS 'MODULE_PATHNAME', 'tuner_server_started_at';
 
 -- When the live server process with this pid started; NULL when there is
@@ -30,6 +31,7 @@ AS 'MODULE_PATHNAME', 'tuner_server_started_at';
 CREATE FUNCTION tuner._backend_started_at(pid int)
 RETURNS timestamptz
 LANGUAGE C STRICT
+SET search_path = pg_catalog, tuner, pg_temp
 AS 'MODULE_PATHNAME', 'tuner_backend_started_at';
 
 -- Mark trials whose server process is gone as interrupted: "server
