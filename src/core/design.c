@@ -1,35 +1,37 @@
 /*
  * design.c
- *	  Scrambled Halton points.
+ *	  Scrambled Halton points.  Dimension j uses the j-th prime as its
+ *	  base, so a point in d dimensions costs about the sum of the first d
+ *	  primes in random draws: MAX_DESIGN_DIMS (2000, bases up to 17389,
+ *	  some 10^7 draws a point) bounds what a study may have
+ *	  (tuner._max_parameters() in src/sql/parameter_limits.sql).
  */
 #include <math.h>
+#include <string.h>
 
 #include "design.h"
 #include "rng.h"
 
-#define MAX_DESIGN_DIMS 1000
-#define MAX_BASE        8000
+#define MAX_DESIGN_DIMS 2000
+#define MAX_BASE        17389 /* the 2000th prime */
 
-/* The d-th prime (0-based), by trial division; d is small. */
-static int
-nth_prime(int d)
+/* The first d primes into primes[], by a sieve up to MAX_BASE. */
+static void
+first_primes(int d, int *primes, unsigned char *composite)
 {
-	int count = -1;
-	int candidate;
+	int n = 0;
+	int c;
 
-	for (candidate = 2;; candidate++)
+	memset(composite, 0, MAX_BASE + 1);
+	for (c = 2; c <= MAX_BASE && n < d; c++)
 	{
-		int is_prime = 1;
-		int f;
+		int m;
 
-		for (f = 2; f * f <= candidate; f++)
-			if (candidate % f == 0)
-			{
-				is_prime = 0;
-				break;
-			}
-		if (is_prime && ++count == d)
-			return candidate;
+		if (composite[c])
+			continue;
+		primes[n++] = c;
+		for (m = c * c; m <= MAX_BASE; m += c)
+			composite[m] = 1;
 	}
 }
 
@@ -37,16 +39,30 @@ TunerErrorCode
 design_halton_point(uint64_t seed, int index, int d, double *unit,
 					TunerStatus *status)
 {
-	int perm[MAX_BASE];
+	int *perm;
+	int *primes;
+	unsigned char *composite;
 	int j;
 
 	if (d < 1 || d > MAX_DESIGN_DIMS || index < 0)
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "design point %d in %d dimensions is out of range",
 						  index, d);
+	perm = tuner_alloc(sizeof(int) * MAX_BASE);
+	primes = tuner_alloc(sizeof(int) * d);
+	composite = tuner_alloc(MAX_BASE + 1);
+	if (perm == NULL || primes == NULL || composite == NULL)
+	{
+		tuner_free(perm);
+		tuner_free(primes);
+		tuner_free(composite);
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory making a design point");
+	}
+	first_primes(d, primes, composite);
 	for (j = 0; j < d; j++)
 	{
-		int base = nth_prime(j);
+		int base = primes[j];
 		TunerRng rng;
 		uint64_t i = (uint64_t)index + 1; /* skip the all-zero point */
 		double inv_base = 1.0 / base;
@@ -77,5 +93,8 @@ design_halton_point(uint64_t seed, int index, int d, double *unit,
 		}
 		unit[j] = value < 1.0 ? value : nextafter(1.0, 0.0);
 	}
+	tuner_free(perm);
+	tuner_free(primes);
+	tuner_free(composite);
 	return TUNER_OK;
 }

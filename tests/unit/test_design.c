@@ -70,4 +70,30 @@ test_design(void)
 		CHECK(fabs(corr) < 0.8);
 	}
 	CHECK(design_halton_point(1, 0, 0, again, &status) == TUNER_ERR_INVALID);
+
+	/*
+	 * Up to 2000 dimensions (the most parameters a study may have), each
+	 * coordinate the same whatever the dimension count: the first 1000 of
+	 * a 2000-dimensional point are the 1000-dimensional point.
+	 */
+	{
+		double	   *wide = malloc(sizeof(double) * 2001);
+		double	   *narrow = malloc(sizeof(double) * 1000);
+		int			prefix = 1,
+					in_range = 1;
+
+		CHECK(wide != NULL && narrow != NULL);
+		CHECK(design_halton_point(7, 3, 2000, wide, &status) == TUNER_OK);
+		CHECK(design_halton_point(7, 3, 1000, narrow, &status) == TUNER_OK);
+		for (k = 0; k < 1000; k++)
+			prefix &= wide[k] == narrow[k];
+		for (k = 0; k < 2000; k++)
+			in_range &= wide[k] >= 0.0 && wide[k] < 1.0;
+		CHECK(prefix);
+		CHECK(in_range);
+		CHECK(design_halton_point(7, 3, 2001, wide, &status) ==
+			  TUNER_ERR_INVALID);
+		free(wide);
+		free(narrow);
+	}
 }
