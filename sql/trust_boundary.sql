@@ -239,6 +239,9 @@ RESET ROLE;
 -- a privileged session changes the attacker's study: a warning, no harm
 SELECT tuner.add_parameter('tb_a', 'z', 'float', 0, 1);
 SELECT * FROM regress_tuner_tb_victim.later;
+-- nor does a privileged create_view of that name
+SELECT regress_tuner_tb_try($$SELECT tuner.create_view('tb_a', 'regress_tuner_tb_victim.later')$$);
+SELECT * FROM regress_tuner_tb_victim.later;
 SET ROLE regress_tuner_tb_attacker;
 SELECT tuner.drop_study('tb_a');
 RESET ROLE;

@@ -100,6 +100,19 @@ BEGIN
 			USING ERRCODE = 'duplicate_table',
 				  HINT = 'Pass another view_name.';
 	END IF;
+	-- a registered name now taken by a relation that is not the view its
+	-- maker made (tuner.study_view's rule): never replace that
+	IF v_other IS NOT NULL AND EXISTS (
+		SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		 WHERE n.nspname = v_schema AND c.relname = v_name)
+	   AND NOT tuner._is_view_of(v_schema, v_name,
+								 (SELECT v.owner FROM tuner.study_view v
+								   WHERE v.view_schema = v_schema AND v.view_name = v_name)) THEN
+		RAISE EXCEPTION 'relation %.% already exists and is not the view of study "%"',
+			  pg_catalog.quote_ident(v_schema), pg_catalog.quote_ident(v_name), s.name
+			USING ERRCODE = 'duplicate_table',
+				  HINT = 'Pass another view_name.';
+	END IF;
 	IF v_other IS NULL AND EXISTS (
 		SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 		 WHERE n.nspname = v_schema AND c.relname = v_name) THEN
