@@ -17,7 +17,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, tuner, pg_temp
 AS $$
 DECLARE
-	v_superuser bool := (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user);
+	v_superuser bool := tuner._is_superuser();
 BEGIN
 	IF TG_OP = 'INSERT' THEN
 		IF NEW.owner <> current_user AND NOT v_superuser THEN

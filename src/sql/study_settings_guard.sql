@@ -177,7 +177,7 @@ BEGIN
 		CASE WHEN TG_OP = 'UPDATE' THEN OLD.settings END,
 		NEW.name, NEW.owner);
 	IF TG_OP = 'INSERT'
-	   OR (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+	   OR tuner._is_superuser() THEN
 		RETURN NEW;
 	END IF;
 	-- the defaults of tuner._trial_launch and tuner._lease_s

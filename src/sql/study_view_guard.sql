@@ -43,7 +43,7 @@ BEGIN
 	END IF;
 	-- (a superuser restoring a dump writes other roles' rows)
 	IF NEW.owner <> current_user
-	   AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+	   AND NOT tuner._is_superuser() THEN
 		RAISE EXCEPTION 'a study view must name its maker as owner'
 			USING ERRCODE = 'insufficient_privilege',
 				  DETAIL = pg_catalog.format('The row names %s, the current role is %s.',
