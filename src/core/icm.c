@@ -246,6 +246,8 @@ prepare_full(IcmModel *model, TunerStatus *status)
 	{
 		int j = model->obs[b] / T, s = model->obs[b] % T;
 
+		if (b % 256 == 0 && tuner_check_interrupt(status) != TUNER_OK)
+			return TUNER_ERR_INTERRUPTED;
 		for (a = b; a < N; a++)
 		{
 			int i = model->obs[a] / T, t = model->obs[a] % T;
@@ -619,6 +621,11 @@ gradient_parts_full(const IcmModel *model, double *c, double *mm,
 	{
 		int j = model->obs[b] / T, s = model->obs[b] % T;
 
+		if (b % 256 == 0 && tuner_check_interrupt(status) != TUNER_OK)
+		{
+			tuner_free(kinv);
+			return TUNER_ERR_INTERRUPTED;
+		}
 		asum[s] += model->alpha[b];
 		gdiag[s] +=
 			model->alpha[b] * model->alpha[b] - kinv[b + (size_t)b * N];

@@ -42,6 +42,7 @@ main(int argc, char **argv)
 		{"feasibility", test_feasibility},
 		{"calibration", test_feasibility_calibration},
 		{"multiobjective", test_multiobjective},
+		{"interrupt", test_interrupt},
 	};
 	size_t		i;
 
