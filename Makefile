@@ -68,6 +68,7 @@ PG_OBJS = \
 	src/pg/plot_glue.o \
 	src/pg/pareto_glue.o \
 	src/pg/notify_guc.o \
+	src/pg/limits.o \
 	src/pg/host_cpus.o
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).

@@ -90,6 +90,8 @@ read_space(FunctionCallInfo fcinfo, int *d)
 		params[i].high = highs[i];
 		params[i].log_scale = log_scales[i] ? 1 : 0;
 		params[i].n_choices = n_choices[i];
+		if (kinds[i] == PARAM_CATEGORICAL)
+			tuner_check_choices(n_choices[i], i + 1);
 	}
 	return params;
 }
@@ -256,6 +258,9 @@ read_transfer_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 						   &input->n_transfer, &cols);
 	if (input->n_transfer == 0)
 		return;
+	/* the transfer model is fitted on both studies' trials */
+	tuner_check_fit_rows(input->n_observed + input->n_transfer,
+						 "x_observed with x_transfer");
 	if (cols != input->d)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -371,6 +376,9 @@ read_constraint_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 
 	input->x_failed =
 		read_configs(fcinfo, 36, "x_failed", input->d, &input->n_failed);
+	/* the feasibility model is fitted on the observed and failed trials */
+	tuner_check_fit_rows(input->n_observed + input->n_failed,
+						 "x_observed with x_failed");
 	if (PG_NARGS() <= 38 || PG_ARGISNULL(38))
 		return;
 	input->constraint_bound =
@@ -737,6 +745,7 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 
 	input.x_observed =
 		read_configs(fcinfo, 5, "x_observed", d, &input.n_observed);
+	tuner_check_fit_rows(input.n_observed, "x_observed");
 	if (!PG_ARGISNULL(6))
 	{
 		ArrayType *ya = PG_GETARG_ARRAYTYPE_P(6);
