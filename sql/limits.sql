@@ -55,8 +55,12 @@ SELECT * FROM tuner.icm_predict(jsonb_set(:'i1', '{noise}', '[5e-324, 0.02]'), A
 SET tuner.max_fit_rows = 2;
 SELECT tuner.gp_fit('{{0},{0.5},{1}}', '{1,2,0}');
 SELECT * FROM tuner.gp_predict(:'m1', ARRAY[[0.25]]);
+-- an ICM model counts observed values: 3 rows x 2 tasks
+SET tuner.max_fit_rows = 5;
 SELECT tuner.icm_fit('{{0},{0.5},{1}}', '{{1,2},{0,1},{-1,0.5}}');
 SELECT * FROM tuner.icm_predict(:'i1', ARRAY[[0.25]], 1);
+SELECT round(mean::numeric, 6) AS mean
+  FROM tuner.icm_predict(jsonb_set(:'i1', '{y}', '[[1, 2], [0, null], [-1, 0.5]]'), ARRAY[[0.25]], 1);
 SET tuner.max_fit_rows = 3;
 SELECT tuner.gp_fit('{{0},{0.5},{1}}', '{1,2,0}', '{"seed": 1}') ? 'lengthscales' AS fits_at_the_limit;
 RESET tuner.max_fit_rows;

@@ -53,13 +53,20 @@ read_icm_data(FunctionCallInfo fcinfo, int xarg, int yarg, IcmData *data)
 								 &data->n, &data->d);
 	data->y = tuner_array_matrix_missing(PG_GETARG_ARRAYTYPE_P(yarg), "y", &ny,
 										 &data->T);
-	tuner_check_fit_rows(data->n, "x");
 	if (ny != data->n)
 		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 						errmsg("x and y have different numbers of rows"),
 						errdetail("x has %d rows but y has %d.", data->n, ny),
 						errhint("y needs one row per point (row of x) and one "
 								"column per task.")));
+	/* the full path factorises one row and column per observed value */
+	{
+		int observed = 0;
+
+		for (i = 0; i < data->n * data->T; i++)
+			observed += !isnan(data->y[i]);
+		tuner_check_fit_size(observed, "y", "observed values");
+	}
 	for (t = 0; t < data->T; t++)
 	{
 		bool seen = false;

@@ -26,7 +26,7 @@
 #include "tuner_status.h"
 
 /* The defaults, chosen from measurements in RELIABILITY.md. */
-#define DEFAULT_MAX_FIT_ROWS   2000
+#define DEFAULT_MAX_FIT_ROWS   1000
 #define DEFAULT_MAX_CHOICES    100000
 #define DEFAULT_MAX_LASSO_SIZE 10000000
 
@@ -58,8 +58,8 @@ tuner_define_limits(void)
 
 	DefineCustomIntVariable(
 		"tuner.max_fit_rows",
-		"Most rows (trials) one Gaussian-process, ICM or feasibility model "
-		"accepts.",
+		"Most rows (trials) one Gaussian-process or feasibility model, and "
+		"observed values one ICM model, accepts.",
 		"A fit of n rows takes O(n^3) time and O(n^2) memory.", &max_fit_rows,
 		DEFAULT_MAX_FIT_ROWS, 1, INT_MAX, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable(
@@ -79,11 +79,18 @@ tuner_define_limits(void)
 void
 tuner_check_fit_rows(int rows, const char *what)
 {
-	if (rows > max_fit_rows)
+	tuner_check_fit_size(rows, what, "rows");
+}
+
+/* The same for a count of another unit (an ICM's observed values). */
+void
+tuner_check_fit_size(int count, const char *what, const char *unit)
+{
+	if (count > max_fit_rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s has %d rows, more than tuner.max_fit_rows (%d)",
-						what, rows, max_fit_rows),
+				 errmsg("%s has %d %s, more than tuner.max_fit_rows (%d)",
+						what, count, unit, max_fit_rows),
 				 errdetail("A model of n rows takes O(n^3) time and O(n^2) "
 						   "memory to fit."),
 				 errhint("A superuser can raise tuner.max_fit_rows.")));

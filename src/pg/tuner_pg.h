@@ -106,6 +106,13 @@ extern void tuner_define_limits(void);
 /* Refuse a model of more rows than tuner.max_fit_rows (limits.c). */
 extern void tuner_check_fit_rows(int rows, const char *what);
 
+/*
+ * The same for count things of another unit, e.g. "observed values" of an
+ * ICM model, whose covariance has one row per observed value.
+ */
+extern void tuner_check_fit_size(int count, const char *what,
+								 const char *unit);
+
 /* Refuse a categorical of more choices than tuner.max_choices. */
 extern void tuner_check_choices(int choices, int param);
 

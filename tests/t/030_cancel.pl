@@ -157,6 +157,23 @@ for my $what (sort keys %work)
 		$figures{$what}{cancel} = $took;
 	}
 
+	# (b') for the GP, a cancel deep into the fit too (after the first
+	# likelihood evaluations, inside the blocked factorisation)
+	if ($what eq 'gp_fit')
+	{
+		my ($h, $err) = start_session("${what}_late", $w->{set}, $w->{sql});
+		my $pid = running_pid("${what}_late", 10);
+		ok($pid, "$what: running for 10 s");
+		my $t0 = time();
+		$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+		wait_end($h);
+		my $took = time() - $t0;
+		like($$err, qr/canceling statement due to user request/,
+			"$what: pg_cancel_backend 10 s in cancels it");
+		cmp_ok($took, '<', $BOUND, "$what: within $BOUND s of the late cancel");
+		$figures{$what}{late} = $took;
+	}
+
 	# (c) pg_terminate_backend
 	{
 		my ($h, $err) = start_session("${what}_terminate", $w->{set}, $w->{sql});
@@ -185,6 +202,8 @@ for my $what (sort keys %figures)
 		  . 'pg_terminate_backend %.2f s',
 		$what, @{ $figures{$what} }{qw(timeout cancel terminate)}));
 }
+note(sprintf('gp_fit        pg_cancel_backend 10 s into the fit %.2f s',
+	$figures{gp_fit}{late}));
 
 # No crash, no restart: the same postmaster, and nothing in the log of a
 # backend that died by a signal or of crash recovery.
@@ -201,7 +220,7 @@ my $t0 = time();
 ($ret, $stdout, $stderr) =
   $node->psql('postgres', 'SELECT tuner.gp_fit(x, y) FROM gp');
 isnt($ret, 0, 'a 5,000-row fit is refused by default');
-like($stderr, qr/ERROR:  x has 5000 rows, more than tuner.max_fit_rows \(2000\)/,
+like($stderr, qr/ERROR:  x has 5000 rows, more than tuner.max_fit_rows \(1000\)/,
 	'the error names the size and the limit');
 like($stderr, qr/HINT:  A superuser can raise tuner.max_fit_rows/,
 	'the hint names the setting');
