@@ -3,9 +3,9 @@
  *	  Cancellation (issue 25): the blocked Cholesky kernels against LAPACK's
  *	  unblocked results at sizes around the block size, and every long
  *	  computation (GP and ICM fits, the lasso, cluster learning, the
- *	  suggestion over a large categorical) returning TUNER_ERR_INTERRUPTED,
- *	  with every allocation freed, when the interrupt callback fires after
- *	  k polls.
+ *	  suggestion over a large categorical, a prediction at many points)
+ *	  returning TUNER_ERR_INTERRUPTED, with every allocation freed, when the
+ *	  interrupt callback fires after k polls.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -553,6 +553,72 @@ test_suggest_interrupt(void)
 	tuner_set_allocator(NULL, NULL);
 }
 
+/*
+ * gp_predict over many points (n^2 m above 1e9) runs in chunks, polling:
+ * the same predictions as small calls, and an interrupt stops it.
+ */
+static void
+test_predict_chunks(void)
+{
+	enum
+	{
+		N = 200,
+		D = 2,
+		M = 30000
+	};
+	GpModel *model;
+	TunerStatus status;
+	TunerRng rng;
+	double *xs = malloc(sizeof(double) * M * D);
+	double *mean = malloc(sizeof(double) * M);
+	double *sd = malloc(sizeof(double) * M);
+	double mean1[100], sd1[100];
+	double diff = 0.0;
+	int i, j;
+
+	tuner_set_interrupt_check(NULL);
+	rng_seed(&rng, 26);
+	model = gp_model_create(N, D, &status);
+	CHECK(model != NULL);
+	if (model == NULL)
+		return;
+	for (i = 0; i < N * D; i++)
+		model->x[i] = rng_uniform(&rng);
+	for (i = 0; i < N; i++)
+		model->y[i] = wavy(model->x + i * D, D);
+	model->lengthscales[0] = 0.3;
+	model->lengthscales[1] = 0.5;
+	model->outputscale = 1.0;
+	model->noise = 0.01;
+	model->mean = 0.0;
+	CHECK(gp_prepare(model, &status) == TUNER_OK);
+	for (i = 0; i < M * D; i++)
+		xs[i] = rng_uniform(&rng);
+	arm(0);
+	CHECK(gp_predict(model, xs, M, mean, sd, &status) == TUNER_OK);
+	CHECK(polls >= M / 256); /* one poll per chunk */
+	tuner_set_interrupt_check(NULL);
+	for (j = 0; j < M; j += 100)
+	{
+		CHECK(gp_predict(model, xs + (size_t)j * D, 100, mean1, sd1,
+						 &status) == TUNER_OK);
+		for (i = 0; i < 100; i++)
+		{
+			diff = fmax(diff, fabs(mean1[i] - mean[j + i]));
+			diff = fmax(diff, fabs(sd1[i] - sd[j + i]));
+		}
+	}
+	CHECK(diff < 1e-12);
+	arm(3);
+	CHECK(gp_predict(model, xs, M, mean, sd, &status) ==
+		  TUNER_ERR_INTERRUPTED);
+	tuner_set_interrupt_check(NULL);
+	gp_model_free(model);
+	free(xs);
+	free(mean);
+	free(sd);
+}
+
 void
 test_interrupt(void)
 {
@@ -564,4 +630,5 @@ test_interrupt(void)
 	test_lasso_interrupt();
 	test_clusters_interrupt();
 	test_suggest_interrupt();
+	test_predict_chunks();
 }
