@@ -91,6 +91,28 @@ SELECT tuner.suggest_next('limits_cat') ? 'trial' AS suggests_at_the_limit;
 RESET tuner.max_choices;
 SELECT tuner.drop_study('limits_cat');
 
+-- A suggestion refuses to fit more trials than tuner.max_fit_rows; the
+-- random algorithm fits none.
+SELECT tuner.create_study('limits_rows', 'value', 'minimize', '{"seed": 4, "n_initial": 2}') > 0 AS created;
+SELECT tuner.add_parameter('limits_rows', 'x', 'float', 0, 1);
+DO $$
+DECLARE
+    s jsonb;
+BEGIN
+    FOR i IN 1 .. 3 LOOP
+        s := tuner.suggest_next('limits_rows');
+        PERFORM tuner.report((s ->> 'trial')::bigint,
+            jsonb_build_object('value', (s -> 'params' ->> 'x')::float8));
+    END LOOP;
+END
+$$;
+SET tuner.max_fit_rows = 2;
+SELECT tuner.suggest_next('limits_rows');
+SELECT tuner.set_algorithm('limits_rows', 'random');
+SELECT tuner.suggest_next('limits_rows') ? 'trial' AS random_still_suggests;
+RESET tuner.max_fit_rows;
+SELECT tuner.drop_study('limits_rows');
+
 -- Only a superuser sets them.
 CREATE ROLE regress_tuner_limits;
 SET ROLE regress_tuner_limits;

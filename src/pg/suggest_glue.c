@@ -97,6 +97,25 @@ read_space(FunctionCallInfo fcinfo, int *d)
 }
 
 /*
+ * Refuse, before any work, models of more rows than tuner.max_fit_rows:
+ * the GP or ICM of the observed trials, the feasibility model of the
+ * observed and failed ones, the transfer model of both studies' trials.
+ * The random algorithm fits none.
+ */
+static void
+check_model_rows(const SuggestInput *in)
+{
+	if (in->algorithm == SUGGEST_ALG_RANDOM)
+		return;
+	tuner_check_fit_size(in->n_observed, "the model", "observed trials");
+	tuner_check_fit_size(in->n_observed + in->n_failed,
+						 "the feasibility model",
+						 "observed and failed trials");
+	tuner_check_fit_size(in->n_observed + in->n_transfer, "the transfer model",
+						 "trials of both studies");
+}
+
+/*
  * Read an optional n x d matrix of configurations; NULL or '{}' is zero
  * rows.
  */
@@ -258,9 +277,6 @@ read_transfer_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 						   &input->n_transfer, &cols);
 	if (input->n_transfer == 0)
 		return;
-	/* the transfer model is fitted on both studies' trials */
-	tuner_check_fit_rows(input->n_observed + input->n_transfer,
-						 "x_observed with x_transfer");
 	if (cols != input->d)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -376,9 +392,6 @@ read_constraint_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 
 	input->x_failed =
 		read_configs(fcinfo, 36, "x_failed", input->d, &input->n_failed);
-	/* the feasibility model is fitted on the observed and failed trials */
-	tuner_check_fit_rows(input->n_observed + input->n_failed,
-						 "x_observed with x_failed");
 	if (PG_NARGS() <= 38 || PG_ARGISNULL(38))
 		return;
 	input->constraint_bound =
@@ -745,7 +758,6 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 
 	input.x_observed =
 		read_configs(fcinfo, 5, "x_observed", d, &input.n_observed);
-	tuner_check_fit_rows(input.n_observed, "x_observed");
 	if (!PG_ARGISNULL(6))
 	{
 		ArrayType *ya = PG_GETARG_ARRAYTYPE_P(6);
@@ -844,6 +856,7 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 	}
 
 	CHECK_FOR_INTERRUPTS();
+	check_model_rows(&input);
 	if (tuner_suggest(&input, &result, &status) != TUNER_OK)
 		tuner_report_status(&status, "suggest");
 
