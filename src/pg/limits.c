@@ -9,11 +9,10 @@
  *	  tuner_report_status (arrays.c) calls CHECK_FOR_INTERRUPTS, so the
  *	  user sees PostgreSQL's own cancel, timeout or termination error.
  *
- *	  The settings bound what one call may compute, so that a single
- *	  statement cannot run for minutes between polls of the model's cost
- *	  (O(n^3) time and O(n^2) memory in the rows of a fit): they are
- *	  superuser-only, like work_mem's stricter cousins, since an ordinary
- *	  role raising them could occupy a backend and gigabytes of memory.
+ *	  The settings bound what one call may compute (a fit of n rows takes
+ *	  O(n^3) time and O(n^2) memory), refusing bigger inputs before any
+ *	  work.  They are superuser-only: an ordinary role raising them could
+ *	  occupy a backend for minutes and take gigabytes of memory.
  */
 #include "postgres.h"
 
