@@ -63,6 +63,8 @@ SELECT round(mean::numeric, 6) AS mean
   FROM tuner.icm_predict(jsonb_set(:'i1', '{y}', '[[1, 2], [0, null], [-1, 0.5]]'), ARRAY[[0.25]], 1);
 SET tuner.max_fit_rows = 3;
 SELECT tuner.gp_fit('{{0},{0.5},{1}}', '{1,2,0}', '{"seed": 1}') ? 'lengthscales' AS fits_at_the_limit;
+-- learn_clusters (through its C entry point) too
+SELECT score FROM tuner._learn_clusters('{{0},{0.25},{0.5},{0.75},{1}}', '{{1},{2},{0},{1},{3}}', 10, 0.1, 1, 1);
 RESET tuner.max_fit_rows;
 -- at least 1
 SET tuner.max_fit_rows = 0;
