@@ -619,6 +619,85 @@ test_predict_chunks(void)
 	free(sd);
 }
 
+/* icm_predict over many points, on both paths, likewise. */
+static void
+test_icm_predict_chunks(void)
+{
+	enum
+	{
+		N = 150,
+		D = 2,
+		T = 2,
+		M = 30000
+	};
+	double x[N * D], y[N * T];
+	IcmFitOptions opt;
+	IcmModel *model = NULL;
+	TunerStatus status;
+	TunerRng rng;
+	double *xs = malloc(sizeof(double) * M * D);
+	double *mean = malloc(sizeof(double) * M);
+	double *sd = malloc(sizeof(double) * M);
+	double mean1[100], sd1[100];
+	int i, j, pass;
+
+	tuner_set_interrupt_check(NULL);
+	rng_seed(&rng, 27);
+	for (i = 0; i < N * D; i++)
+		x[i] = rng_uniform(&rng);
+	for (i = 0; i < M * D; i++)
+		xs[i] = rng_uniform(&rng);
+	for (pass = 0; pass < 2; pass++)
+	{
+		double diff = 0.0;
+
+		for (i = 0; i < N; i++)
+		{
+			y[i * T] = wavy(x + i * D, D);
+			/* missing values: the full path, N x T = 300 rows > 256 */
+			y[i * T + 1] = pass == 1 && i % 10 == 0
+							   ? NAN
+							   : y[i * T] + 0.2 * rng_normal(&rng);
+		}
+		icm_fit_options_init(&opt);
+		opt.rank = 1;
+		opt.seed = 6;
+		opt.max_evals = 20;
+		CHECK(icm_fit(x, y, N, D, T, &opt, &model, &status) == TUNER_OK);
+		if (model == NULL)
+			continue;
+		CHECK(model->kronecker == (pass == 0));
+		arm(0);
+		CHECK(icm_predict(model, xs, M, 1, mean, sd, &status) == TUNER_OK);
+		if (pass == 1)
+			CHECK(polls >= M / 256);
+		tuner_set_interrupt_check(NULL);
+		for (j = 0; j < M; j += 100)
+		{
+			CHECK(icm_predict(model, xs + (size_t)j * D, 100, 1, mean1, sd1,
+							  &status) == TUNER_OK);
+			for (i = 0; i < 100; i++)
+			{
+				diff = fmax(diff, fabs(mean1[i] - mean[j + i]));
+				diff = fmax(diff, fabs(sd1[i] - sd[j + i]));
+			}
+		}
+		CHECK(diff < 1e-12);
+		if (pass == 1)
+		{
+			arm(3);
+			CHECK(icm_predict(model, xs, M, 1, mean, sd, &status) ==
+				  TUNER_ERR_INTERRUPTED);
+			tuner_set_interrupt_check(NULL);
+		}
+		icm_model_free(model);
+		model = NULL;
+	}
+	free(xs);
+	free(mean);
+	free(sd);
+}
+
 void
 test_interrupt(void)
 {
@@ -631,4 +710,5 @@ test_interrupt(void)
 	test_clusters_interrupt();
 	test_suggest_interrupt();
 	test_predict_chunks();
+	test_icm_predict_chunks();
 }
