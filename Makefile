@@ -69,6 +69,7 @@ PG_OBJS = \
 	src/pg/plot_glue.o \
 	src/pg/pareto_glue.o \
 	src/pg/notify_guc.o \
+	src/pg/limits.o \
 	src/pg/host_cpus.o \
 	src/pg/server_lifetime.o
 
@@ -81,7 +82,7 @@ TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \
 	$(wildcard src/exec/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema limits
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

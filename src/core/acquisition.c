@@ -115,14 +115,26 @@ typedef struct RefineProblem
 	const Posterior *post;
 	double best;
 	double *scratch;
+	nlopt_opt opt;   /* force-stopped on an interrupt */
+	int interrupted; /* set once tuner_interrupted() said so */
 } RefineProblem;
 
 static double
 refine_objective(unsigned dim, const double *u, double *grad, void *data)
 {
 	RefineProblem *p = data;
-	double v = acquisition_log_ei(p->post, p->best, u, grad, p->scratch);
+	double v;
 
+	if (p->interrupted || tuner_interrupted())
+	{
+		/* never longjmp out of NLopt: stop it, the caller reports */
+		p->interrupted = 1;
+		nlopt_force_stop(p->opt);
+		if (grad != NULL)
+			memset(grad, 0, sizeof(double) * dim);
+		return -1e300;
+	}
+	v = acquisition_log_ei(p->post, p->best, u, grad, p->scratch);
 	if (!isfinite(v))
 	{
 		if (grad != NULL)
@@ -209,7 +221,7 @@ make_candidates(int d, const int *categories, const double *incumbents,
  */
 static int
 sweep_choices(const Posterior *post, double best, double *x, double *value,
-			  double *scratch)
+			  double *scratch, int *interrupted)
 {
 	int changed = 0;
 	int k, c;
@@ -229,6 +241,13 @@ sweep_choices(const Posterior *post, double best, double *x, double *value,
 
 			if (c == current)
 				continue;
+			/* a categorical can have millions of choices: poll */
+			if (c % 1024 == 0 && tuner_interrupted())
+			{
+				*interrupted = 1;
+				x[k] = keep;
+				return 0;
+			}
 			x[k] = (c + 0.5) / choices;
 			v = acquisition_log_ei(post, best, x, NULL, scratch);
 			if (isfinite(v) && v > *value)
@@ -254,18 +273,18 @@ sweep_choices(const Posterior *post, double best, double *x, double *value,
 static double
 search_choices(const Posterior *post, double best, nlopt_opt opt,
 			   int n_ordered, double *x, double value, double *trial,
-			   double *scratch)
+			   double *scratch, int *interrupted)
 {
 	int changed = 0;
 	int pass;
 
 	for (pass = 0; pass < CHOICE_PASSES; pass++)
 	{
-		if (!sweep_choices(post, best, x, &value, scratch))
+		if (!sweep_choices(post, best, x, &value, scratch, interrupted))
 			break;
 		changed = 1;
 	}
-	if (changed && n_ordered > 0)
+	if (changed && n_ordered > 0 && !*interrupted)
 	{
 		double v = value;
 
@@ -275,7 +294,7 @@ search_choices(const Posterior *post, double best, nlopt_opt opt,
 		{
 			memcpy(x, trial, sizeof(double) * post->d);
 			value = v;
-			(void)sweep_choices(post, best, x, &value, scratch);
+			(void)sweep_choices(post, best, x, &value, scratch, interrupted);
 		}
 	}
 	return value;
@@ -324,6 +343,8 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 	make_candidates(d, post->categories, incumbents, n_incumbents, options,
 					rng, cand);
 	rc = post->batch(post->state, cand, n_cand, mean, sd, status);
+	if (rc == TUNER_OK)
+		rc = tuner_check_interrupt(status);
 	if (rc != TUNER_OK)
 		goto done;
 	for (j = 0; j < n_cand; j++)
@@ -360,7 +381,7 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 		goto done;
 	}
 	{
-		RefineProblem problem = {post, best, scratch};
+		RefineProblem problem = {post, best, scratch, opt, 0};
 
 		nlopt_set_lower_bounds(opt, lower);
 		nlopt_set_upper_bounds(opt, upper);
@@ -376,6 +397,8 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 
 			memcpy(x, cand + (size_t)ranked[j].index * d, sizeof(double) * d);
 			(void)nlopt_optimize(opt, x, &value);
+			if (problem.interrupted)
+				break;
 			/* NLopt may end on a worse point after a failed line search */
 			if (!(value >= start) || !isfinite(value))
 			{
@@ -385,9 +408,18 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 			}
 			if (n_categorical > 0)
 				value = search_choices(post, best, opt, d - n_categorical, x,
-									   value, trial, scratch);
+									   value, trial, scratch,
+									   &problem.interrupted);
+			if (problem.interrupted)
+				break;
 			ranked[n_cand + j].value = value;
 			ranked[n_cand + j].index = n_cand + j;
+		}
+		if (problem.interrupted)
+		{
+			rc = tuner_fail(status, TUNER_ERR_INTERRUPTED,
+							"maximising the acquisition was interrupted");
+			goto done;
 		}
 	}
 	qsort(ranked, total, sizeof(Ranked), ranked_desc);

@@ -278,7 +278,7 @@ metric_prepare(const double *x, const double *y, int n, int d, int T, int t,
  * The marginal pass for metric t: score[j] and the p-value against
  * permutations of rank(y).
  */
-static void
+static int
 marginal_pass(const MetricWork *w, int d, int T, int t, int B, uint64_t seed,
 			  double *score, double *pvalue, int *perm, double *observed,
 			  int *count)
@@ -309,6 +309,8 @@ marginal_pass(const MetricWork *w, int d, int T, int t, int B, uint64_t seed,
 	rng_seed(&rng, rng_mix(rng_mix(seed, 0), (uint64_t)t));
 	for (b = 0; b < B; b++)
 	{
+		if (tuner_interrupted())
+			return -1;
 		shuffle(perm, m, &rng);
 		for (j = 0; j < d; j++)
 		{
@@ -332,6 +334,7 @@ marginal_pass(const MetricWork *w, int d, int T, int t, int B, uint64_t seed,
 		score[(size_t)j * T + t] = sqrt(fmin(1.0, observed[j]));
 		pvalue[(size_t)j * T + t] = (count[j] + 1.0) / (B + 1.0);
 	}
+	return 0;
 }
 
 /*
@@ -343,7 +346,7 @@ marginal_pass(const MetricWork *w, int d, int T, int t, int B, uint64_t seed,
  * orthogonal to Z, which is what refitting the full model to Z-fit + e*
  * gives.
  */
-static void
+static int
 conditional_pass(const MetricWork *w, CondWork *cw, int d, int T, int t, int B,
 				 uint64_t seed, int round, const int *sig,
 				 const double *adjusted, double *partial, double *pvalue,
@@ -431,6 +434,8 @@ conditional_pass(const MetricWork *w, CondWork *cw, int d, int T, int t, int B,
 	rng_seed(&rng, rng_mix(rng_mix(seed, (uint64_t)round), (uint64_t)t));
 	for (b = 0; b < B; b++)
 	{
+		if (tuner_interrupted())
+			return -1;
 		shuffle(perm, m, &rng);
 		for (j = 0; j < d; j++)
 		{
@@ -471,6 +476,7 @@ conditional_pass(const MetricWork *w, CondWork *cw, int d, int T, int t, int B,
 		partial[(size_t)j * T + t] = sqrt(fmin(1.0, cw->obs[j]));
 		pvalue[(size_t)j * T + t] = (cw->count[j] + 1.0) / (B + 1.0);
 	}
+	return 0;
 }
 
 /* BH over the valid metrics' tests; sig = adjusted < alpha. */
@@ -782,9 +788,14 @@ cluster_learn(const double *x, const double *y, int n, int d, int T,
 		r->adjusted[k] = NAN;
 	}
 	for (t = 0; t < T; t++)
-		if (r->valid[t])
+		if (r->valid[t] &&
 			marginal_pass(&mw[t], d, T, t, B, options->seed, r->score,
-						  r->pvalue, perm, observed, count);
+						  r->pvalue, perm, observed, count) != 0)
+		{
+			rc = tuner_fail(status, TUNER_ERR_INTERRUPTED,
+							"learning clusters was interrupted");
+			goto done;
+		}
 	for (k = 0; k < dt; k++)
 		r->partial[k] = r->score[k];
 	adjust_all(r, options->alpha, pbuf, qbuf, pairs, sig);
@@ -813,9 +824,14 @@ cluster_learn(const double *x, const double *y, int n, int d, int T,
 
 				/* a quarter of the observations at most, for residual df */
 				one.maxc = mw[t].m / 4;
-				conditional_pass(&mw[t], &one, d, T, t, B, options->seed,
-								 round, prev, r->adjusted, r->partial,
-								 r->pvalue, perm, pairs);
+				if (conditional_pass(&mw[t], &one, d, T, t, B, options->seed,
+									 round, prev, r->adjusted, r->partial,
+									 r->pvalue, perm, pairs) != 0)
+				{
+					rc = tuner_fail(status, TUNER_ERR_INTERRUPTED,
+									"learning clusters was interrupted");
+					goto done;
+				}
 			}
 		adjust_all(r, options->alpha, pbuf, qbuf, pairs, sig);
 		r->rounds = round;

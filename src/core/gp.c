@@ -148,6 +148,14 @@ gp_prepare(GpModel *model, TunerStatus *status)
 	return TUNER_OK;
 }
 
+/*
+ * Above this much work (n^2 m flops of triangular solves) the points are
+ * predicted in chunks of PREDICT_CHUNK, polling for an interrupt between
+ * them; below it in one piece, as always.
+ */
+#define PREDICT_CHUNK     256
+#define PREDICT_CHUNK_MIN 1e9
+
 /* Posterior mean and sd of the latent function at m points. */
 TunerErrorCode
 gp_predict(const GpModel *model, const double *xs, int m, double *mean,
@@ -155,12 +163,15 @@ gp_predict(const GpModel *model, const double *xs, int m, double *mean,
 {
 	int n = model->n;
 	int d = model->d;
+	int chunk = m;
 	double *inv_ls;
 	double *kx;
-	int i, j;
+	int i, j, first;
 
+	if ((double)n * n * m > PREDICT_CHUNK_MIN && m > PREDICT_CHUNK)
+		chunk = PREDICT_CHUNK;
 	inv_ls = tuner_alloc(sizeof(double) * d);
-	kx = tuner_alloc(sizeof(double) * n * (size_t)(m > 0 ? m : 1));
+	kx = tuner_alloc(sizeof(double) * n * (size_t)(chunk > 0 ? chunk : 1));
 	if (inv_ls == NULL || kx == NULL)
 	{
 		tuner_free(inv_ls);
@@ -171,18 +182,30 @@ gp_predict(const GpModel *model, const double *xs, int m, double *mean,
 	for (i = 0; i < d; i++)
 		inv_ls[i] = 1.0 / model->lengthscales[i];
 
-	matern52_cross(model->x, n, xs, m, d, inv_ls, model->categories,
-				   model->outputscale, kx);
-	for (j = 0; j < m; j++)
-		mean[j] = model->mean +
-				  cblas_ddot(n, kx + (size_t)j * n, 1, model->alpha, 1);
-	linalg_lower_solve_many(model->chol, n, kx, m);
-	for (j = 0; j < m; j++)
+	for (first = 0; first < m; first += chunk)
 	{
-		double v = cblas_ddot(n, kx + (size_t)j * n, 1, kx + (size_t)j * n, 1);
-		double var = model->outputscale - v;
+		int c = m - first < chunk ? m - first : chunk;
 
-		sd[j] = var > 0.0 ? sqrt(var) : 0.0;
+		if (chunk < m && tuner_check_interrupt(status) != TUNER_OK)
+		{
+			tuner_free(kx);
+			tuner_free(inv_ls);
+			return TUNER_ERR_INTERRUPTED;
+		}
+		matern52_cross(model->x, n, xs + (size_t)first * d, c, d, inv_ls,
+					   model->categories, model->outputscale, kx);
+		for (j = 0; j < c; j++)
+			mean[first + j] = model->mean + cblas_ddot(n, kx + (size_t)j * n,
+													   1, model->alpha, 1);
+		linalg_lower_solve_many(model->chol, n, kx, c);
+		for (j = 0; j < c; j++)
+		{
+			double v =
+				cblas_ddot(n, kx + (size_t)j * n, 1, kx + (size_t)j * n, 1);
+			double var = model->outputscale - v;
+
+			sd[first + j] = var > 0.0 ? sqrt(var) : 0.0;
+		}
 	}
 	tuner_free(kx);
 	tuner_free(inv_ls);

@@ -137,7 +137,7 @@ problem_free(FitProblem *p)
  * K = s k52 + noise I, keeping each pair's exp(-sqrt5 r) for the gradient:
  * exp is much of the cost of an evaluation.
  */
-static void
+static TunerErrorCode
 problem_gram(FitProblem *p, double s, double noise)
 {
 	int n = p->n;
@@ -152,6 +152,8 @@ problem_gram(FitProblem *p, double s, double noise)
 					p->sqdiff, (int)p->n_pairs, p->inv_ls2, 1, 0.0, p->r2, 1);
 	for (j = 0; j < n; j++)
 	{
+		if (j % 256 == 0 && tuner_check_interrupt(p->status) != TUNER_OK)
+			return TUNER_ERR_INTERRUPTED;
 		p->k[j + (size_t)j * n] = s + noise;
 		for (i = j + 1; i < n; i++, pair++)
 		{
@@ -164,6 +166,7 @@ problem_gram(FitProblem *p, double s, double noise)
 			p->k[j + (size_t)i * n] = v;
 		}
 	}
+	return TUNER_OK;
 }
 
 /*
@@ -188,7 +191,9 @@ problem_eval(FitProblem *p, const double *theta, double *value, double *grad)
 	for (k = 0; k < d; k++)
 		p->inv_ls[k] = exp(-theta[k]);
 
-	problem_gram(p, s, noise);
+	rc = problem_gram(p, s, noise);
+	if (rc != TUNER_OK)
+		return rc;
 	rc = linalg_cholesky(p->k, n, p->work, &jitter, p->status);
 	if (rc != TUNER_OK)
 		return rc;
@@ -233,6 +238,8 @@ problem_eval(FitProblem *p, const double *theta, double *value, double *grad)
 		{
 			double w_jj = p->alpha[j] * p->alpha[j] - p->k[j + (size_t)j * n];
 
+			if (j % 256 == 0 && tuner_check_interrupt(p->status) != TUNER_OK)
+				return TUNER_ERR_INTERRUPTED;
 			g_s += 0.5 * w_jj * s;
 			g_noise += 0.5 * w_jj * noise;
 			g_mean += p->alpha[j];
@@ -423,7 +430,7 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 	}
 	nlopt_set_lower_bounds(opt, lower);
 	nlopt_set_upper_bounds(opt, upper);
-	nlopt_guard_init(&guard, guarded_eval, &p, &p.status, p.best_theta);
+	nlopt_guard_init(&guard, guarded_eval, &p, &p.status, p.best_theta, opt);
 	nlopt_set_min_objective(opt, nlopt_guard_objective, &guard);
 	nlopt_set_maxeval(opt, options->max_evals > 0 ? options->max_evals : 200);
 	nlopt_set_ftol_rel(opt, 1e-7);
@@ -438,6 +445,12 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 		starting_point(options, d, start, &rng, lower, upper, theta);
 		/* The result code is not needed: the callback keeps the best point. */
 		(void)nlopt_optimize(opt, theta, &value);
+		if (guard.interrupted)
+		{
+			rc = tuner_fail(status, TUNER_ERR_INTERRUPTED,
+							"fitting a model was interrupted");
+			goto done;
+		}
 	}
 	if (!guard.have_best)
 	{

@@ -246,6 +246,8 @@ prepare_full(IcmModel *model, TunerStatus *status)
 	{
 		int j = model->obs[b] / T, s = model->obs[b] % T;
 
+		if (b % 256 == 0 && tuner_check_interrupt(status) != TUNER_OK)
+			return TUNER_ERR_INTERRUPTED;
 		for (a = b; a < N; a++)
 		{
 			int i = model->obs[a] / T, t = model->obs[a] % T;
@@ -456,10 +458,10 @@ icm_prepare(IcmModel *model, TunerStatus *status)
 	return prepare_full(model, status);
 }
 
-/* Posterior of f_task at m points; see icm.h. */
-TunerErrorCode
-icm_predict(const IcmModel *model, const double *xs, int m, int task,
-			double *mean, double *sd, TunerStatus *status)
+/* icm_predict on one block of points. */
+static TunerErrorCode
+predict_block(const IcmModel *model, const double *xs, int m, int task,
+			  double *mean, double *sd, TunerStatus *status)
 {
 	int n = model->n, d = model->d, T = model->T, N = model->n_obs;
 	double *inv_ls = NULL, *kc = NULL, *ks = NULL, *ab = NULL, *wb = NULL;
@@ -569,6 +571,39 @@ done:
 	return rc;
 }
 
+/*
+ * Above this much work (rows^2 m flops) the points are predicted in chunks
+ * of PREDICT_CHUNK, polling for an interrupt between them; below it in one
+ * piece, as always.
+ */
+#define PREDICT_CHUNK     256
+#define PREDICT_CHUNK_MIN 1e9
+
+/* Posterior of f_task at m points; see icm.h. */
+TunerErrorCode
+icm_predict(const IcmModel *model, const double *xs, int m, int task,
+			double *mean, double *sd, TunerStatus *status)
+{
+	double rows = model->kronecker ? model->n : model->n_obs;
+	int first;
+
+	if (rows * rows * m <= PREDICT_CHUNK_MIN || m <= PREDICT_CHUNK)
+		return predict_block(model, xs, m, task, mean, sd, status);
+	for (first = 0; first < m; first += PREDICT_CHUNK)
+	{
+		int c = m - first < PREDICT_CHUNK ? m - first : PREDICT_CHUNK;
+		TunerErrorCode rc;
+
+		if (tuner_check_interrupt(status) != TUNER_OK)
+			return TUNER_ERR_INTERRUPTED;
+		rc = predict_block(model, xs + (size_t)first * model->d, c, task,
+						   mean + first, sd + first, status);
+		if (rc != TUNER_OK)
+			return rc;
+	}
+	return TUNER_OK;
+}
+
 /* corr(B); see icm.h. */
 TunerErrorCode
 icm_task_correlation(const IcmModel *model, double *corr, TunerStatus *status)
@@ -619,6 +654,11 @@ gradient_parts_full(const IcmModel *model, double *c, double *mm,
 	{
 		int j = model->obs[b] / T, s = model->obs[b] % T;
 
+		if (b % 256 == 0 && tuner_check_interrupt(status) != TUNER_OK)
+		{
+			tuner_free(kinv);
+			return TUNER_ERR_INTERRUPTED;
+		}
 		asum[s] += model->alpha[b];
 		gdiag[s] +=
 			model->alpha[b] * model->alpha[b] - kinv[b + (size_t)b * N];

@@ -237,6 +237,9 @@ problem_eval(IcmProblem *p, const double *theta, double *value, double *grad)
 
 	set_theta(p, theta);
 	pair_kernel(p);
+	rc = tuner_check_interrupt(p->status);
+	if (rc != TUNER_OK)
+		return rc;
 	rc = icm_prepare(m, p->status);
 	if (rc != TUNER_OK)
 		return rc;
@@ -249,6 +252,8 @@ problem_eval(IcmProblem *p, const double *theta, double *value, double *grad)
 		return TUNER_OK;
 
 	rc = icm_gradient_parts(m, p->c, p->mm, p->gdiag, p->asum, p->status);
+	if (rc == TUNER_OK)
+		rc = tuner_check_interrupt(p->status);
 	if (rc != TUNER_OK)
 		return rc;
 
@@ -564,7 +569,7 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 	}
 	nlopt_set_lower_bounds(opt, lower);
 	nlopt_set_upper_bounds(opt, upper);
-	nlopt_guard_init(&guard, guarded_eval, &p, &p.status, p.best_theta);
+	nlopt_guard_init(&guard, guarded_eval, &p, &p.status, p.best_theta, opt);
 	nlopt_set_min_objective(opt, nlopt_guard_objective, &guard);
 	nlopt_set_maxeval(opt, max_evals);
 	nlopt_set_ftol_rel(opt, 1e-7);
@@ -586,6 +591,12 @@ icm_fit(const double *x, const double *y, int n, int d, int T,
 		}
 		/* the callback keeps the best point; the result code is not needed */
 		(void)nlopt_optimize(opt, theta, &value);
+		if (guard.interrupted)
+		{
+			rc = tuner_fail(status, TUNER_ERR_INTERRUPTED,
+							"fitting a model was interrupted");
+			goto done;
+		}
 	}
 	if (!guard.have_best)
 	{

@@ -373,7 +373,8 @@ duality_gap(CdState *s, const Design *d, double alpha, int use_bounds)
 
 /*
  * Coordinate descent at lambda from the state's coefficients.  Returns 1
- * when the gap met the tolerance; *n_iter is the number of sweeps.
+ * when the gap met the tolerance, -1 when tuner_interrupted() stopped it;
+ * *n_iter is the number of sweeps.
  */
 static int
 cd_solve(CdState *s, const Design *d, double lambda, const LassoOptions *o,
@@ -397,6 +398,11 @@ cd_solve(CdState *s, const Design *d, double lambda, const LassoOptions *o,
 	{
 		double w_max = 0.0, d_w_max = 0.0;
 
+		if (tuner_interrupted())
+		{
+			*n_iter = it;
+			return -1;
+		}
 		if (o->use_bounds)
 		{
 			double dist = 0.0;
@@ -530,7 +536,15 @@ solver_solve(Solver *sv, const Design *d, double lambda, const LassoOptions *o,
 	TunerErrorCode rc = TUNER_OK;
 
 	if (sv->kind == LASSO_SOLVER_SKLEARN)
+	{
 		ok = cd_solve(&sv->cd, d, lambda, o, &iters);
+		if (ok < 0)
+		{
+			ok = 0;
+			rc = tuner_fail(status, TUNER_ERR_INTERRUPTED,
+							"fitting the lasso was interrupted");
+		}
+	}
 	else
 		rc = fast_solve(&sv->fast, lambda, o, &iters, &ok, status);
 	if (n_iter)

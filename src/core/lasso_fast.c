@@ -567,8 +567,8 @@ fast_homotopy(FastState *s, double alpha0, double alpha1,
 		int ev_drop = -1, ev_add = -1;
 		double *dir;
 
-		if (--guard < 0)
-			return 0;
+		if (--guard < 0 || tuner_interrupted())
+			return 0; /* fast_solve's next poll reports the interrupt */
 		(*steps)++;
 		s->n_steps++;
 		if (o->progress != NULL && (s->n_steps & 63) == 63)
@@ -807,10 +807,18 @@ fast_solve(FastState *s, double lambda, const LassoOptions *o, int *n_iter,
 	{
 		double dual_norm;
 
+		if (tuner_interrupted())
+			return tuner_fail(status, TUNER_ERR_INTERRUPTED,
+							  "fitting the lasso was interrupted");
 		while (!s->exact && sweeps < o->max_iter)
 		{
 			int changed;
-			double worst = fast_sweep(s, alpha, &changed);
+			double worst;
+
+			if (tuner_interrupted())
+				return tuner_fail(status, TUNER_ERR_INTERRUPTED,
+								  "fitting the lasso was interrupted");
+			worst = fast_sweep(s, alpha, &changed);
 
 			sweeps++;
 			s->n_sweeps++;

@@ -34,4 +34,23 @@ extern TunerErrorCode linalg_cholesky_inverse(double *l, int n,
 /* log det (L L^T) = 2 sum log L_ii. */
 extern double linalg_cholesky_logdet(const double *l, int n);
 
+/*
+ * The blocked kernels behind linalg_cholesky and linalg_cholesky_inverse at
+ * large n, exposed for the unit tests.  Each works in place on an n x n
+ * lower triangle with leading dimension ld, in blocks of nb (< 1: the
+ * default), and polls tuner_interrupted() between blocks.  They return 0,
+ * -1 when interrupted (status then holds TUNER_ERR_INTERRUPTED), -2 when
+ * LAPACK rejected an argument, or LAPACK's positive info (the 1-based
+ * column where the factorisation or inversion failed).
+ *   linalg_potrf_blocked: A := L with A = L L^T (dpotrf 'L').
+ *   linalg_trtri_blocked: L := L^-1 (dtrtri 'L', non-unit).
+ *   linalg_lauum_blocked: X := X^T X, lower triangle (dlauum 'L').
+ */
+extern int linalg_potrf_blocked(double *a, int n, int ld, int nb,
+								TunerStatus *status);
+extern int linalg_trtri_blocked(double *l, int n, int ld, int nb,
+								TunerStatus *status);
+extern int linalg_lauum_blocked(double *x, int n, int ld, int nb,
+								TunerStatus *status);
+
 #endif /* TUNER_LINALG_H */

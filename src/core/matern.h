@@ -47,6 +47,9 @@ matern52_unit(double r)
 {
 	double sr = MATERN_SQRT5 * r;
 
+	/* exp(-sr) is 0 from 745 on; an infinite r must give 0, not inf * 0 */
+	if (sr >= 750.0)
+		return 0.0;
 	return (1.0 + sr + sr * sr / 3.0) * exp(-sr);
 }
 
@@ -60,6 +63,8 @@ matern52_radial(double r)
 {
 	double sr = MATERN_SQRT5 * r;
 
+	if (sr >= 750.0)
+		return 0.0;
 	return (5.0 / 3.0) * (1.0 + sr) * exp(-sr);
 }
 

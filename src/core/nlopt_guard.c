@@ -10,7 +10,7 @@
 
 void
 nlopt_guard_init(NloptGuard *guard, NloptGuardEval eval, void *problem,
-				 TunerStatus **status, double *best_theta)
+				 TunerStatus **status, double *best_theta, nlopt_opt opt)
 {
 	guard->eval = eval;
 	guard->problem = problem;
@@ -19,6 +19,8 @@ nlopt_guard_init(NloptGuard *guard, NloptGuardEval eval, void *problem,
 	guard->best_value = HUGE_VAL;
 	guard->have_best = 0;
 	guard->evals = 0;
+	guard->opt = opt;
+	guard->interrupted = 0;
 }
 
 double
@@ -32,10 +34,25 @@ nlopt_guard_objective(unsigned dim, const double *theta, double *grad,
 	TunerErrorCode rc;
 
 	guard->evals++;
-	tuner_status_clear(&scratch);
-	*guard->status = &scratch;
-	rc = guard->eval(guard->problem, theta, &value, grad);
-	*guard->status = saved;
+	if (guard->interrupted || tuner_interrupted())
+		rc = TUNER_ERR_INTERRUPTED;
+	else
+	{
+		tuner_status_clear(&scratch);
+		*guard->status = &scratch;
+		rc = guard->eval(guard->problem, theta, &value, grad);
+		*guard->status = saved;
+	}
+	if (rc == TUNER_ERR_INTERRUPTED)
+	{
+		/* never longjmp out of NLopt: stop it and let the caller report */
+		guard->interrupted = 1;
+		if (guard->opt != NULL)
+			nlopt_force_stop(guard->opt);
+		if (grad != NULL)
+			memset(grad, 0, sizeof(double) * dim);
+		return 1e300;
+	}
 	if (rc != TUNER_OK || !isfinite(value))
 	{
 		if (grad != NULL)

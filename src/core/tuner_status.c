@@ -11,6 +11,7 @@
 
 static TunerAllocFn alloc_hook = malloc;
 static TunerFreeFn free_hook = free;
+static TunerInterruptFn interrupt_hook = NULL;
 
 /* Record an error message and return its code. */
 TunerErrorCode
@@ -69,4 +70,28 @@ tuner_free(void *ptr)
 {
 	if (ptr != NULL)
 		free_hook(ptr);
+}
+
+/* Install the interrupt callback (NULL: never interrupted). */
+void
+tuner_set_interrupt_check(TunerInterruptFn fn)
+{
+	interrupt_hook = fn;
+}
+
+/* Whether the glue asks the running computation to stop. */
+int
+tuner_interrupted(void)
+{
+	return interrupt_hook != NULL && interrupt_hook();
+}
+
+/* Record an interruption in status if one is pending. */
+TunerErrorCode
+tuner_check_interrupt(TunerStatus *status)
+{
+	if (!tuner_interrupted())
+		return TUNER_OK;
+	return tuner_fail(status, TUNER_ERR_INTERRUPTED,
+					  "the computation was interrupted");
 }

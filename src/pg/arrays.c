@@ -7,6 +7,7 @@
  */
 #include "postgres.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "catalog/pg_type.h"
@@ -287,6 +288,57 @@ tuner_check_finite(double value, const char *name)
 						errmsg("%s must not be NaN or infinity", name)));
 }
 
+/* Reject a scale hyperparameter that is not a positive normal number. */
+void
+tuner_check_scale(double value, const char *name, int element, bool allow_zero)
+{
+	char where[64];
+
+	if (element > 0)
+		snprintf(where, sizeof(where), "Element %d", element);
+	else
+		snprintf(where, sizeof(where), "It");
+	if (!isfinite(value))
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+						errmsg("%s must not be NaN or infinity", name)));
+	if (value < 0.0 || (value == 0.0 && !allow_zero))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg(allow_zero ? "%s must not be negative"
+										  : "%s must be positive",
+							   name),
+						errdetail("%s is %g.", where, value)));
+	if (fpclassify(value) == FP_SUBNORMAL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be subnormal", name),
+				 errdetail("%s is %g, below the smallest normal double %g.",
+						   where, value, DBL_MIN),
+				 errhint("Such a value loses all precision in the kernel "
+						 "and turns the model into NaN.")));
+}
+
+/* Lengthscales: positive, normal, and with a finite inverse square. */
+void
+tuner_check_lengthscales(const double *values, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+	{
+		tuner_check_scale(values[k], "lengthscales", k + 1, false);
+		/* 1 / l^2 must stay finite (sqrt(DBL_MIN) is 1.5e-154) */
+		if (values[k] < 1e-150)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("lengthscales must be at least 1e-150"),
+					 errdetail("Element %d is %g; the kernel divides by its "
+							   "square, which overflows.",
+							   k + 1, values[k]),
+					 errhint("Lengthscales are in the units of x; a "
+							 "lengthscale this small makes the model NaN.")));
+	}
+}
+
 /* Raise the error a failed src/core call recorded in status. */
 void
 tuner_report_status(const TunerStatus *status, const char *what)
@@ -317,6 +369,17 @@ tuner_report_status(const TunerStatus *status, const char *what)
 					 errmsg("search space exhausted: %s", status->message),
 					 errhint("Every configuration has been tried; widen the "
 							 "bounds or add parameters or choices.")));
+			break;
+		case TUNER_ERR_INTERRUPTED:
+			/*
+			 * The core polled a pending cancel or termination and returned
+			 * cleanly; let PostgreSQL raise its own error for it.  If the
+			 * interrupt was absorbed in between, still stop the statement.
+			 */
+			CHECK_FOR_INTERRUPTS();
+			ereport(ERROR,
+					(errcode(ERRCODE_QUERY_CANCELED),
+					 errmsg("canceling %s: %s", what, status->message)));
 			break;
 		case TUNER_OK:
 			break;

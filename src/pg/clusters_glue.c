@@ -81,6 +81,8 @@ tuner_learn_clusters_arrays(PG_FUNCTION_ARGS)
 
 	x = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(0), "x", false, &n, &d);
 	y = tuner_array_matrix_missing(PG_GETARG_ARRAYTYPE_P(1), "y", &ny, &T);
+	/* the conditional passes hold d * n / 4 * n doubles */
+	tuner_check_fit_rows(n, "x");
 	if (ny != n)
 		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 						errmsg("x and y have different numbers of rows"),

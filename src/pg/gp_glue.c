@@ -34,6 +34,7 @@ tuner_read_gp_training_data(FunctionCallInfo fcinfo, int xarg, int yarg,
 	args->x = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(xarg), xname, false,
 								 &args->n, &args->d);
 	args->y = tuner_array_vector(PG_GETARG_ARRAYTYPE_P(yarg), yname, &ny);
+	tuner_check_fit_rows(args->n, xname);
 	if (ny != args->n)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -50,7 +51,6 @@ void
 tuner_read_gp_hyperparameters(FunctionCallInfo fcinfo, int first, GpArgs *args)
 {
 	int nl;
-	int k;
 
 	tuner_require_arg(fcinfo, first, "lengthscales");
 	tuner_require_arg(fcinfo, first + 1, "outputscale");
@@ -66,12 +66,7 @@ tuner_read_gp_hyperparameters(FunctionCallInfo fcinfo, int first, GpArgs *args)
 				 errdetail("lengthscales has %d elements but x has %d "
 						   "columns.",
 						   nl, args->d)));
-	for (k = 0; k < nl; k++)
-		if (args->lengthscales[k] <= 0.0)
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							errmsg("lengthscales must be positive"),
-							errdetail("Element %d is %g.", k + 1,
-									  args->lengthscales[k])));
+	tuner_check_lengthscales(args->lengthscales, nl);
 
 	args->outputscale = PG_GETARG_FLOAT8(first + 1);
 	args->noise = PG_GETARG_FLOAT8(first + 2);
@@ -79,14 +74,8 @@ tuner_read_gp_hyperparameters(FunctionCallInfo fcinfo, int first, GpArgs *args)
 	tuner_check_finite(args->outputscale, "outputscale");
 	tuner_check_finite(args->noise, "noise");
 	tuner_check_finite(args->mean, "mean");
-	if (args->outputscale <= 0.0)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("outputscale must be positive"),
-						errdetail("It is %g.", args->outputscale)));
-	if (args->noise < 0.0)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("noise must not be negative"),
-						errdetail("It is %g.", args->noise)));
+	tuner_check_scale(args->outputscale, "outputscale", 0, false);
+	tuner_check_scale(args->noise, "noise", 0, true);
 }
 
 /* Build and factorise a model from checked arguments. */

@@ -59,6 +59,14 @@ read_icm_data(FunctionCallInfo fcinfo, int xarg, int yarg, IcmData *data)
 						errdetail("x has %d rows but y has %d.", data->n, ny),
 						errhint("y needs one row per point (row of x) and one "
 								"column per task.")));
+	/* the full path factorises one row and column per observed value */
+	{
+		int observed = 0;
+
+		for (i = 0; i < data->n * data->T; i++)
+			observed += !isnan(data->y[i]);
+		tuner_check_fit_size(observed, "y", "observed values");
+	}
 	for (t = 0; t < data->T; t++)
 	{
 		bool seen = false;
@@ -96,12 +104,15 @@ read_task_vector(FunctionCallInfo fcinfo, int argno, const char *name, int T,
 								  name, len, T)));
 	if (positive_hint != NULL)
 		for (t = 0; t < T; t++)
+		{
 			if (values[t] <= 0.0)
 				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 								errmsg("%s must be positive", name),
 								errdetail("Element %d (task %d) is %g.", t + 1,
 										  t + 1, values[t]),
 								errhint("%s", positive_hint)));
+			tuner_check_scale(values[t], name, t + 1, false);
+		}
 	return values;
 }
 
@@ -251,7 +262,6 @@ tuner_icm_predict_arrays(PG_FUNCTION_ARGS)
 	int m;
 	int dq;
 	int task;
-	int k;
 	Datum values[3];
 	bool nulls[3] = {false, false, false};
 
@@ -274,12 +284,7 @@ tuner_icm_predict_arrays(PG_FUNCTION_ARGS)
 				 errdetail("lengthscales has %d elements but x has %d "
 						   "columns.",
 						   nl, data.d)));
-	for (k = 0; k < nl; k++)
-		if (lengthscales[k] <= 0.0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("lengthscales must be positive"),
-					 errdetail("Element %d is %g.", k + 1, lengthscales[k])));
+	tuner_check_lengthscales(lengthscales, nl);
 
 	tuner_require_arg(fcinfo, 3, "W");
 	W = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(3), "W", false, &wrows,

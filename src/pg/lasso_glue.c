@@ -29,13 +29,6 @@ PG_FUNCTION_INFO_V1(tuner_lasso_cv_arrays);
 #define LASSO_NATTS    4
 #define LASSO_CV_NATTS 15
 
-/* Let a long fit be cancelled (called by the core once per lambda). */
-static void
-lasso_progress(void)
-{
-	CHECK_FOR_INTERRUPTS();
-}
-
 /* Read x (n x p) and y (n) and check that they agree. */
 static void
 read_data(FunctionCallInfo fcinfo, double **x, double **y, int *n, int *p)
@@ -46,6 +39,7 @@ read_data(FunctionCallInfo fcinfo, double **x, double **y, int *n, int *p)
 	tuner_require_arg(fcinfo, 1, "y");
 	*x = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(0), "x", false, n, p);
 	*y = tuner_array_vector(PG_GETARG_ARRAYTYPE_P(1), "y", &ny);
+	tuner_check_lasso_size(*n, *p);
 	if (ny != *n)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -95,7 +89,6 @@ read_common_options(FunctionCallInfo fcinfo, int first, int solver_arg,
 			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							errmsg("max_iter must be at least 1")));
 	}
-	o->progress = lasso_progress;
 }
 
 /* An int4[] of n C ints. */

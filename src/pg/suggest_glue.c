@@ -90,8 +90,29 @@ read_space(FunctionCallInfo fcinfo, int *d)
 		params[i].high = highs[i];
 		params[i].log_scale = log_scales[i] ? 1 : 0;
 		params[i].n_choices = n_choices[i];
+		if (kinds[i] == PARAM_CATEGORICAL)
+			tuner_check_choices(n_choices[i], i + 1);
 	}
 	return params;
+}
+
+/*
+ * Refuse, before any work, models of more rows than tuner.max_fit_rows:
+ * the GP or ICM of the observed trials, the feasibility model of the
+ * observed and failed ones, the transfer model of both studies' trials.
+ * The random algorithm fits none.
+ */
+static void
+check_model_rows(const SuggestInput *in)
+{
+	if (in->algorithm == SUGGEST_ALG_RANDOM)
+		return;
+	tuner_check_fit_size(in->n_observed, "the model", "observed trials");
+	tuner_check_fit_size(in->n_observed + in->n_failed,
+						 "the feasibility model",
+						 "observed and failed trials");
+	tuner_check_fit_size(in->n_observed + in->n_transfer, "the transfer model",
+						 "trials of both studies");
 }
 
 /*
@@ -835,6 +856,7 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 	}
 
 	CHECK_FOR_INTERRUPTS();
+	check_model_rows(&input);
 	if (tuner_suggest(&input, &result, &status) != TUNER_OK)
 		tuner_report_status(&status, "suggest");
 

@@ -49,5 +49,6 @@ _PG_init(void)
 	openblas_set_num_threads(1);
 	tuner_set_allocator(tuner_pg_alloc, tuner_pg_free);
 	tuner_define_notify_guc();
+	tuner_define_limits();
 	MarkGUCPrefixReserved("tuner");
 }

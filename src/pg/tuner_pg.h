@@ -82,6 +82,43 @@ extern void tuner_check_finite(double value, const char *name);
 extern void tuner_report_status(const TunerStatus *status, const char *what)
 	pg_attribute_noreturn();
 
+/*
+ * Reject a scale hyperparameter (a lengthscale, an outputscale, a variance
+ * or a noise) that is negative, zero unless allow_zero, or subnormal;
+ * element is 1-based, 0 for a scalar (arrays.c).
+ */
+extern void tuner_check_scale(double value, const char *name, int element,
+							  bool allow_zero);
+
+/*
+ * Reject lengthscales whose inverse square is not a finite normal number,
+ * which would make the Matern kernel NaN (arrays.c).
+ */
+extern void tuner_check_lengthscales(const double *values, int n);
+
+/*
+ * Install the interrupt callback of src/core and define tuner.max_fit_rows,
+ * tuner.max_choices and tuner.max_lasso_size (limits.c); called by
+ * _PG_init.
+ */
+extern void tuner_define_limits(void);
+
+/* Refuse a model of more rows than tuner.max_fit_rows (limits.c). */
+extern void tuner_check_fit_rows(int rows, const char *what);
+
+/*
+ * The same for count things of another unit, e.g. "observed values" of an
+ * ICM model, whose covariance has one row per observed value.
+ */
+extern void tuner_check_fit_size(int count, const char *what,
+								 const char *unit);
+
+/* Refuse a categorical of more choices than tuner.max_choices. */
+extern void tuner_check_choices(int choices, int param);
+
+/* Refuse a lasso design of more cells than tuner.max_lasso_size. */
+extern void tuner_check_lasso_size(int rows, int cols);
+
 /* Defines the tuner.notify setting (notify_guc.c); called by _PG_init. */
 extern void tuner_define_notify_guc(void);
 

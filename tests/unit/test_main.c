@@ -43,6 +43,7 @@ main(int argc, char **argv)
 		{"calibration", test_feasibility_calibration},
 		{"multiobjective", test_multiobjective},
 		{"program_safety", test_program_safety},
+		{"interrupt", test_interrupt},
 	};
 	size_t		i;
 

@@ -58,6 +58,7 @@ void		test_categorical(void);
 void		test_plot(void);
 void		test_feasibility(void);
 void		test_feasibility_calibration(void);
+void		test_interrupt(void);
 void		test_multiobjective(void);
 void		test_program_safety(void);
 
