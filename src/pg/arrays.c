@@ -298,9 +298,7 @@ tuner_check_scale(double value, const char *name, int element, bool allow_zero)
 		snprintf(where, sizeof(where), "Element %d", element);
 	else
 		snprintf(where, sizeof(where), "It");
-	if (!isfinite(value))
-		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-						errmsg("%s must not be NaN or infinity", name)));
+	tuner_check_finite(value, name);
 	if (value < 0.0 || (value == 0.0 && !allow_zero))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg(allow_zero ? "%s must not be negative"

@@ -71,11 +71,9 @@ tuner_read_gp_hyperparameters(FunctionCallInfo fcinfo, int first, GpArgs *args)
 	args->outputscale = PG_GETARG_FLOAT8(first + 1);
 	args->noise = PG_GETARG_FLOAT8(first + 2);
 	args->mean = PG_GETARG_FLOAT8(first + 3);
-	tuner_check_finite(args->outputscale, "outputscale");
-	tuner_check_finite(args->noise, "noise");
-	tuner_check_finite(args->mean, "mean");
 	tuner_check_scale(args->outputscale, "outputscale", 0, false);
 	tuner_check_scale(args->noise, "noise", 0, true);
+	tuner_check_finite(args->mean, "mean");
 }
 
 /* Build and factorise a model from checked arguments. */
