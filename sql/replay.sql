@@ -47,10 +47,14 @@ SELECT t.number, t.source, g.algorithm,
   LEFT JOIN tuner.suggestion g ON g.trial_id = t.id
  WHERE s.name = 'rp' AND t.source NOT IN ('default', 'manual')
  ORDER BY t.number;
--- The replay of the last trial, in full.
-SELECT tuner.replay_suggestion(t.id) AS replayed, t.config AS stored
-  FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
- WHERE s.name = 'rp' ORDER BY t.number DESC LIMIT 1;
+-- The replay of the last trial, key by key (the digits themselves depend
+-- on the CPU's BLAS kernels, so they are not printed).
+SELECT e.key, e.value = r.stored -> e.key AS same
+  FROM (SELECT tuner.replay_suggestion(t.id) AS replayed, t.config AS stored
+		  FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+		 WHERE s.name = 'rp' ORDER BY t.number DESC LIMIT 1) r,
+	   jsonb_each(r.replayed) e
+ ORDER BY e.key;
 
 -- Random search.
 SELECT tuner.set_algorithm('rp', 'random');

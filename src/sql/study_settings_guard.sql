@@ -73,6 +73,10 @@ DECLARE
 	v jsonb;
 	v_changed jsonb := '{}';
 	v_source record;
+	v_known text[] := ARRAY['seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s',
+		'runner', 'icm_rank', 'icm_joint', 'transfer_from', 'bound_margin',
+		'bound_hits', 'noise_sd', 'lease_s', 'max_retries', 'sapphire',
+		'strict_metrics'];
 BEGIN
 	IF pg_catalog.jsonb_typeof(settings) IS DISTINCT FROM 'object' THEN
 		RAISE EXCEPTION 'settings must be a JSON object'
@@ -83,12 +87,11 @@ BEGIN
 	LOOP
 		CONTINUE WHEN old IS NOT NULL AND (old -> k) IS NOT DISTINCT FROM v;
 		v_changed := v_changed || pg_catalog.jsonb_build_object(k, v);
-		IF k <> ALL (ARRAY['seed', 'n_initial', 'trial_timeout_s',
-			'kill_grace_s', 'runner', 'icm_rank', 'icm_joint', 'transfer_from', 'bound_margin',
-			'bound_hits', 'noise_sd', 'lease_s', 'max_retries', 'sapphire']) THEN
+		IF k <> ALL (v_known) THEN
 			RAISE EXCEPTION 'unknown study setting "%"', k
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known settings: seed, n_initial, trial_timeout_s, kill_grace_s, runner, icm_rank, icm_joint, transfer_from, bound_margin, bound_hits, noise_sd, lease_s, max_retries, sapphire (set by tuner.set_algorithm).';
+					  HINT = 'Known settings: ' || pg_catalog.array_to_string(v_known, ', ')
+						|| ' (sapphire is set by tuner.set_algorithm).';
 		END IF;
 	END LOOP;
 	PERFORM tuner._check_run_settings(v_changed);
@@ -118,6 +121,13 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = pg_catalog.format('Got %s.', v_changed -> 'bound_margin'),
 				  HINT = 'It is the share of a parameter''s range next to a soft bound, e.g. 0.05.';
+	END IF;
+	IF v_changed ? 'strict_metrics'
+	   AND pg_catalog.jsonb_typeof(v_changed -> 'strict_metrics') IS DISTINCT FROM 'boolean' THEN
+		RAISE EXCEPTION 'setting strict_metrics must be true or false'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', v_changed -> 'strict_metrics'),
+				  HINT = 'With true, tuner.report() refuses a metric not declared with tuner.add_metric().';
 	END IF;
 	IF v_changed ? 'sapphire' THEN
 		v := v_changed -> 'sapphire';
