@@ -25,7 +25,8 @@ BEGIN
 			 + CASE t -> 'params' ->> 'mode' WHEN 'b' THEN 0 ELSE 0.5 END;
 		-- the same reports: the caller's own JSON follows its setting too
 		PERFORM set_config('extra_float_digits', '1', true);
-		PERFORM tuner.report((t ->> 'trial')::bigint, jsonb_build_object('y', y, 'lat', y * 3));
+		PERFORM tuner.report((t ->> 'trial')::bigint, jsonb_build_object('y', y, 'lat', y * 3,
+			'cost', (t -> 'params' ->> 'k')::float8 / 100 + (t -> 'params' ->> 'w')::float8));
 	END LOOP;
 END;
 $$;
@@ -37,8 +38,21 @@ SELECT tuner.add_parameter(s, 'x', 'float', -2, 3), tuner.add_parameter(s, 'z', 
 	   tuner.add_parameter(s, 'mode', 'categorical', choices => ARRAY['a', 'b', 'c']),
 	   tuner.add_metric(s, 'lat', 'constraint', 'minimize', bound => 20) > 0
   FROM unnest(ARRAY['fd_a', 'fd_b']) s;
+-- the same under icm (lat as an auxiliary metric) and with two objectives
+SELECT s, tuner.create_study(s, 'y', 'minimize', '{"seed": 43, "n_initial": 5}') > 0 AS created
+  FROM unnest(ARRAY['fd_icm', 'fd_mo']) s;
+SELECT tuner.add_parameter(s, 'x', 'float', -2, 3), tuner.add_parameter(s, 'z', 'float', -4, 4),
+	   tuner.add_parameter(s, 'w', 'float', 0.001, 10, log_scale => true),
+	   tuner.add_parameter(s, 'k', 'int', 1, 500, log_scale => true),
+	   tuner.add_parameter(s, 'mode', 'categorical', choices => ARRAY['a', 'b', 'c'])
+  FROM unnest(ARRAY['fd_icm', 'fd_mo']) s;
+SELECT tuner.add_metric('fd_icm', 'lat') > 0 AS auxiliary;
+SELECT tuner.set_algorithm('fd_icm', 'icm');
+SELECT tuner.add_metric('fd_mo', 'cost', 'objective', 'minimize') > 0 AS second_objective;
 SELECT pg_temp.run('fd_a', 14, ARRAY['0', '3', '1']);
 SELECT pg_temp.run('fd_b', 14, ARRAY['3', '1', '-5', '2']);
+SELECT pg_temp.run('fd_icm', 12, ARRAY['0', '3', '1']);
+SELECT pg_temp.run('fd_mo', 12, ARRAY['3', '0', '2']);
 -- the same trials, byte for byte
 SELECT count(*) AS trials,
 	   count(*) FILTER (WHERE a.config::text = b.config::text) AS same_bytes
@@ -51,13 +65,13 @@ SELECT s.name, count(*) AS replayed,
 	   count(*) FILTER (WHERE tuner.replay_suggestion(t.id)::text = t.config::text) AS same_bytes
   FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
   JOIN tuner.suggestion g ON g.trial_id = t.id
- WHERE s.name IN ('fd_a', 'fd_b') GROUP BY s.name ORDER BY s.name;
+ WHERE s.name LIKE 'fd\_%' GROUP BY s.name ORDER BY s.name;
 SET extra_float_digits = 0;
 SELECT s.name, count(*) AS replayed,
 	   count(*) FILTER (WHERE tuner.replay_suggestion(t.id)::text = t.config::text) AS same_bytes
   FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
   JOIN tuner.suggestion g ON g.trial_id = t.id
- WHERE s.name IN ('fd_a', 'fd_b') GROUP BY s.name ORDER BY s.name;
+ WHERE s.name LIKE 'fd\_%' GROUP BY s.name ORDER BY s.name;
 RESET extra_float_digits;
 -- the stored numbers are the shortest exact ones, whatever the session
 SELECT count(*) FILTER (WHERE (t.config ->> 'x') <> ((t.config ->> 'x')::float8)::text) AS not_shortest
@@ -69,4 +83,4 @@ SELECT p.oid::regprocedure AS without_fixed_float_digits
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tuner'
  WHERE p.prosqlbody IS NULL
    AND NOT COALESCE(p.proconfig @> ARRAY['extra_float_digits=1'], false);
-SELECT tuner.drop_study(s) FROM unnest(ARRAY['fd_a', 'fd_b']) s;
+SELECT tuner.drop_study(s) FROM unnest(ARRAY['fd_a', 'fd_b', 'fd_icm', 'fd_mo']) s;
