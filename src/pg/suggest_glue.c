@@ -549,6 +549,13 @@ read_condition_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 	{
 		int rows;
 
+		if (ARR_NDIM(PG_GETARG_ARRAYTYPE_P(44)) != 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("condition_values must be a two-dimensional "
+							"array"),
+					 errhint("Pass one row per parameter, NULL-padded, for "
+							 "example ARRAY[[NULL, NULL], [0, 2]].")));
 		values = tuner_array_matrix_missing(PG_GETARG_ARRAYTYPE_P(44),
 											"condition_values", &rows, &m);
 		if (rows != d)
