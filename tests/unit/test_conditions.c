@@ -4,7 +4,8 @@
  *	  applied parents first with an inactive parent making its children
  *	  inactive, and a property test of the whole suggestion step: in random
  *	  conditional spaces with failures and running trials, no suggestion
- *	  repeats a trial in canonical form, under gp-ei, icm and random search.
+ *	  repeats a trial in canonical form, under gp-ei, icm, clustered icm and
+ *	  random search.
  */
 #include <math.h>
 #include <stdio.h>
@@ -303,6 +304,20 @@ objective(const ParamSpec *params, int d, const double *x)
 	return v;
 }
 
+/* The clusters' models of a clustered ICM step. */
+static void
+free_clusters(const SuggestInput *in, SuggestResult *out)
+{
+	int			c;
+
+	if (out->cluster_icm == NULL)
+		return;
+	for (c = 0; c < in->n_clusters; c++)
+		icm_model_free(out->cluster_icm[c]);
+	tuner_free(out->cluster_icm);
+	out->cluster_icm = NULL;
+}
+
 /*
  * The property: every suggestion is canonical and none is a trial made
  * before (in canonical form), whatever the mix of failures (about one in
@@ -322,14 +337,17 @@ test_property(void)
 				inactive_seen = 0;
 
 	rng_seed(&rng, 2026);
-	for (space_no = 0; space_no < 12; space_no++)
+	for (space_no = 0; space_no < 16; space_no++)
 	{
 		ParamSpec	params[MAX_D];
 		ParamCondition conds[MAX_D];
 		double		values[2 * MAX_D];
 		int			d = random_space(&rng, params, conds, values);
-		SuggestAlgorithm alg = space_no % 3 == 0 ? SUGGEST_ALG_RANDOM
-			: space_no % 3 == 1 ? SUGGEST_ALG_GP_EI : SUGGEST_ALG_ICM;
+		SuggestAlgorithm algs[4] = {SUGGEST_ALG_RANDOM, SUGGEST_ALG_GP_EI,
+			SUGGEST_ALG_ICM, SUGGEST_ALG_CLUSTERED_ICM};
+		SuggestAlgorithm alg = algs[space_no % 4];
+		int			members[2 * MAX_D];
+		int			metric[2] = {0, 0};
 		double		made[MAX_TRIALS * MAX_D];	/* every suggestion, canonical */
 		double		xo[MAX_TRIALS * MAX_D],
 					yo[MAX_TRIALS],
@@ -396,10 +414,19 @@ test_property(void)
 			in.design_index = t;
 			in.design_seed = 1000 + space_no;
 			in.seed = rng_next(&rng);
-			if (alg == SUGGEST_ALG_ICM)
+			if (alg == SUGGEST_ALG_ICM || alg == SUGGEST_ALG_CLUSTERED_ICM)
 			{
 				in.y_aux = aux;
 				in.n_aux = 1;
+			}
+			if (alg == SUGGEST_ALG_CLUSTERED_ICM)
+			{
+				/* two clusters: the first half, the rest, both on aux */
+				for (i = 0; i < 2 * d; i++)
+					members[i] = i < d ? i < d / 2 : i - d >= d / 2;
+				in.n_clusters = 2;
+				in.cluster_members = members;
+				in.cluster_metric = metric;
 			}
 			memset(&out, 0, sizeof(out));
 			out.config = cfg;
@@ -413,9 +440,11 @@ test_property(void)
 					errors++;
 				}
 				icm_model_free(out.icm);
+				free_clusters(&in, &out);
 				break;
 			}
 			icm_model_free(out.icm);
+			free_clusters(&in, &out);
 			steps++;
 			memcpy(check, cfg, sizeof(double) * d);
 			space_canonical(params, conds, d, check, NULL, active);
