@@ -379,6 +379,16 @@ space_canonical(const ParamSpec *params, const ParamCondition *conds, int d,
 
 	for (j = 0; j < d; j++)
 		native[j] = space_grid_value(&params[j], native[j]);
+	space_apply_conditions(params, conds, d, native, unit, active);
+}
+
+/* Inactive parameters at their defaults; see space.h. */
+void
+space_apply_conditions(const ParamSpec *params, const ParamCondition *conds,
+					   int d, double *native, double *unit, int *active)
+{
+	int j;
+
 	if (conds == NULL)
 		return;
 	/*
@@ -399,6 +409,18 @@ space_canonical(const ParamSpec *params, const ParamCondition *conds, int d,
 				unit[j] = to_unit_one(&params[j], native[j]);
 		}
 	}
+}
+
+/* Any condition?  See space.h. */
+int
+space_has_conditions(const ParamCondition *conds, int d)
+{
+	int j;
+
+	for (j = 0; conds != NULL && j < d; j++)
+		if (conds[j].op != COND_NONE)
+			return 1;
+	return 0;
 }
 
 int

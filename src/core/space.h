@@ -127,6 +127,17 @@ extern void space_canonical(const ParamSpec *params,
 							const ParamCondition *conds, int d, double *native,
 							double *unit, int *active);
 
+/*
+ * The second half of space_canonical: the conditions alone, for a
+ * configuration whose values are on their grid already.
+ */
+extern void space_apply_conditions(const ParamSpec *params,
+								   const ParamCondition *conds, int d,
+								   double *native, double *unit, int *active);
+
+/* Does some parameter have a condition (conds NULL: none)? */
+extern int space_has_conditions(const ParamCondition *conds, int d);
+
 /* True when two native configurations are the same point of the space. */
 extern int space_same_config(const ParamSpec *params, int d, const double *a,
 							 const double *b);

@@ -629,10 +629,14 @@ done:
 
 /*
  * The trials in canonical form (see SuggestInput.canonical): copies of
- * the four configuration arrays of in, into *work and *copy (one block
- * to free).  A trial stored before its conditions were applied, or
- * applied transitively, then compares, fits and fantasises as the
- * configuration it ran.
+ * the four configuration arrays of in, with the conditions applied, into
+ * *work and *copy (one block to free; none without conditions).  A trial
+ * stored before its conditions were applied, or applied transitively,
+ * then compares, fits and fantasises as the configuration it ran.  Their
+ * values are on their grid as stored (tuner.suggest_next's history);
+ * floats are not rounded again: they compare within a tolerance far
+ * wider than their grid, and a trial's parent value is decided on as
+ * stored, as tuner._apply_conditions decided on it.
  */
 static TunerErrorCode
 canonical_trials(const SuggestInput *in, SuggestInput *work, double **copy,
@@ -649,7 +653,7 @@ canonical_trials(const SuggestInput *in, SuggestInput *work, double **copy,
 	*copy = NULL;
 	for (s = 0; s < 4; s++)
 		rows += (size_t)counts[s];
-	if (rows == 0)
+	if (rows == 0 || !space_has_conditions(in->conditions, in->d))
 		return TUNER_OK;
 	*copy = tuner_alloc(sizeof(double) * rows * in->d);
 	active = tuner_alloc(sizeof(int) * in->d);
@@ -669,8 +673,8 @@ canonical_trials(const SuggestInput *in, SuggestInput *work, double **copy,
 			continue;
 		memcpy(rows_s, *sets[s], sizeof(double) * (size_t)counts[s] * in->d);
 		for (i = 0; i < counts[s]; i++)
-			space_canonical(in->params, in->conditions, in->d,
-							rows_s + (size_t)i * in->d, NULL, active);
+			space_apply_conditions(in->params, in->conditions, in->d,
+								   rows_s + (size_t)i * in->d, NULL, active);
 		*sets[s] = rows_s;
 		at += (size_t)counts[s];
 	}
