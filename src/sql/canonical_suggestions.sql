@@ -53,77 +53,106 @@ SELECT CASE $1.kind
 	ELSE ($2)::float8 END;
 $$;
 
+-- The condition of a modelled parameter p whose condition tests a
+-- parameter left out of the model (tuner.enable_parameters), which is
+-- fixed at its default: that condition is then always false (a row with
+-- op 'never') or always true, and in the latter case p is active exactly
+-- when that parent is, so p takes the parent's condition, up to a
+-- modelled ancestor (a row: its 1-based position in names, the operator
+-- and the ancestor's native values) or none (no row: always active).
+CREATE FUNCTION tuner._folded_condition(p tuner.parameter, names text[],
+										OUT parent int, OUT op text, OUT vals float8[])
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	q tuner.parameter;
+	r tuner.parameter := $1;
+BEGIN
+	WHILE r.condition_parameter IS NOT NULL AND r.condition_parameter <> ALL (names)
+	LOOP
+		SELECT * INTO q FROM tuner.parameter x
+		 WHERE x.study_id = r.study_id AND x.name = r.condition_parameter;
+		IF NOT tuner._condition_holds(r, pg_catalog.jsonb_build_object(q.name, q.default_value)) THEN
+			parent := 0;
+			op := 'never';
+			RETURN NEXT;
+			RETURN;
+		END IF;
+		r.condition_parameter := q.condition_parameter;
+		r.condition_op := q.condition_op;
+		r.condition_values := q.condition_values;
+	END LOOP;
+	IF r.condition_parameter IS NOT NULL THEN
+		SELECT * INTO q FROM tuner.parameter x
+		 WHERE x.study_id = r.study_id AND x.name = r.condition_parameter;
+		parent := pg_catalog.array_position(names, q.name);
+		op := r.condition_op;
+		vals := ARRAY(SELECT v FROM pg_catalog.jsonb_array_elements(r.condition_values) WITH ORDINALITY AS e(value, k)
+						CROSS JOIN LATERAL tuner._native_value(q, e.value) AS v
+					   WHERE v IS NOT NULL ORDER BY e.k);
+		RETURN NEXT;
+	END IF;
+END;
+$$;
+
 -- The conditions of the modelled parameters (names, in order) as the
 -- core takes them (tuner._suggest_point): per parameter the 1-based
 -- position of the parameter it tests (0: none), the operator (NULL: no
 -- condition), a row of the parent's native values (NULL-padded; vals is
--- NULL when no condition has values) and its native default.  A parent
--- left out of the model (tuner.enable_parameters) is fixed at its
--- default: a condition on it is then always false ('never') or true, and
--- in the latter case the parameter is active exactly when that parent is,
--- so it takes the parent's condition, up to a modelled ancestor.
+-- NULL when no condition has values; a choice the parent no longer has
+-- matches nothing and is left out) and its native default.  A condition
+-- on a parameter left out of the model is folded (tuner._folded_condition).
 CREATE FUNCTION tuner._space_conditions(p_study_id bigint, names text[],
 										OUT parents int[], OUT ops text[],
 										OUT vals float8[], OUT defaults float8[])
 LANGUAGE plpgsql STABLE
 AS $$
-DECLARE
-	d int := pg_catalog.cardinality(names);
-	p tuner.parameter;
-	q tuner.parameter;
-	r tuner.parameter;
-	j int;
-	m int := 0;
-	v_never bool;
-	v_row float8[];
-	v_rows jsonb := '{}';
 BEGIN
-	parents := pg_catalog.array_fill(0, ARRAY[d]);
-	ops := pg_catalog.array_fill(NULL::text, ARRAY[d]);
-	defaults := pg_catalog.array_fill(NULL::float8, ARRAY[d]);
-	FOR p IN SELECT * FROM tuner.parameter x
-			  WHERE x.study_id = p_study_id AND x.condition_parameter IS NOT NULL
-				AND x.name = ANY (names)
-			  ORDER BY x.position
-	LOOP
-		j := pg_catalog.array_position(names, p.name);
-		r := p;
-		v_never := false;
-		WHILE r.condition_parameter IS NOT NULL AND r.condition_parameter <> ALL (names)
-		LOOP
-			SELECT * INTO q FROM tuner.parameter x
-			 WHERE x.study_id = p_study_id AND x.name = r.condition_parameter;
-			IF NOT tuner._condition_holds(r, pg_catalog.jsonb_build_object(q.name, q.default_value)) THEN
-				v_never := true;
-				EXIT;
-			END IF;
-			r.condition_parameter := q.condition_parameter;
-			r.condition_op := q.condition_op;
-			r.condition_values := q.condition_values;
-		END LOOP;
-		CONTINUE WHEN NOT v_never AND r.condition_parameter IS NULL;
-		defaults[j] := tuner._native_value(p, p.default_value);
-		IF v_never THEN
-			ops[j] := 'never';
-			CONTINUE;
-		END IF;
-		SELECT * INTO q FROM tuner.parameter x
-		 WHERE x.study_id = p_study_id AND x.name = r.condition_parameter;
-		parents[j] := pg_catalog.array_position(names, q.name);
-		ops[j] := r.condition_op;
-		-- a choice the parent no longer has matches nothing: left out
-		v_row := ARRAY(SELECT v FROM pg_catalog.jsonb_array_elements(r.condition_values) WITH ORDINALITY AS e(value, k)
-						 CROSS JOIN LATERAL tuner._native_value(q, e.value) AS v
-						WHERE v IS NOT NULL ORDER BY e.k);
-		m := GREATEST(m, pg_catalog.cardinality(v_row));
-		v_rows := v_rows || pg_catalog.jsonb_build_object(j::text, pg_catalog.to_jsonb(v_row));
-	END LOOP;
-	IF m > 0 THEN
-		vals := (SELECT pg_catalog.array_agg(ARRAY(SELECT (v_rows -> k::text -> g)::float8
-													 FROM pg_catalog.generate_series(0, m - 1) AS g ORDER BY g)
-											 ORDER BY k)
-				   FROM pg_catalog.generate_series(1, d) AS k);
+	IF NOT EXISTS (SELECT 1 FROM tuner.parameter x
+					WHERE x.study_id = p_study_id AND x.condition_parameter IS NOT NULL
+					  AND x.name = ANY (names)) THEN
+		parents := pg_catalog.array_fill(0, ARRAY[pg_catalog.cardinality(names)]);
+		ops := pg_catalog.array_fill(NULL::text, ARRAY[pg_catalog.cardinality(names)]);
+		defaults := pg_catalog.array_fill(NULL::float8, ARRAY[pg_catalog.cardinality(names)]);
+		RETURN;
 	END IF;
+	WITH n AS (
+		SELECT u.name, u.j FROM pg_catalog.unnest(names) WITH ORDINALITY AS u(name, j)
+	), c AS (
+		SELECT n.j, e.parent, e.op, e.vals,
+			   CASE p.kind WHEN 'bool' THEN CASE WHEN p.default_value::bool THEN 1 ELSE 0 END
+						   WHEN 'categorical' THEN pg_catalog.array_position(p.choices, p.default_value #>> '{}') - 1
+						   ELSE p.default_value::float8 END AS dflt
+		  FROM n
+		  JOIN tuner.parameter p ON p.study_id = p_study_id AND p.name = n.name
+							   AND p.condition_parameter IS NOT NULL
+		 CROSS JOIN LATERAL (
+			SELECT pn.j::int AS parent, p.condition_op AS op,
+				   ARRAY(SELECT x.v
+						   FROM pg_catalog.jsonb_array_elements(p.condition_values) WITH ORDINALITY AS e(value, k)
+						   CROSS JOIN LATERAL (SELECT CASE q.kind
+									WHEN 'bool' THEN CASE WHEN e.value::bool THEN 1 ELSE 0 END
+									WHEN 'categorical' THEN pg_catalog.array_position(q.choices, e.value #>> '{}') - 1
+									ELSE e.value::float8 END::float8 AS v) x
+						  WHERE x.v IS NOT NULL ORDER BY e.k) AS vals
+			  FROM n pn
+			  JOIN tuner.parameter q ON q.study_id = p_study_id AND q.name = pn.name
+			 WHERE pn.name = p.condition_parameter
+			UNION ALL
+			SELECT f.parent, f.op, f.vals FROM tuner._folded_condition(p, names) f
+			 WHERE p.condition_parameter <> ALL (names)) e
+	), w AS (
+		SELECT COALESCE(pg_catalog.max(pg_catalog.cardinality(c.vals)), 0) AS m FROM c
+	)
+	SELECT pg_catalog.array_agg(COALESCE(c.parent, 0) ORDER BY n.j),
+		   pg_catalog.array_agg(c.op ORDER BY n.j),
+		   pg_catalog.array_agg(COALESCE(c.vals, '{}')
+								|| pg_catalog.array_fill(NULL::float8, ARRAY[w.m - COALESCE(pg_catalog.cardinality(c.vals), 0)])
+								ORDER BY n.j) FILTER (WHERE w.m > 0),
+		   pg_catalog.array_agg(c.dflt ORDER BY n.j)
+	  INTO parents, ops, vals, defaults
+	  FROM n LEFT JOIN c ON c.j = n.j CROSS JOIN w;
 END;
 $$;
 
