@@ -812,8 +812,9 @@ $$;
 -- over every trial finished so far (so trials finished after the fit
 
 -- Compute a trial's suggestion again from what it saw (tuner.suggestion):
--- the same space, trials, seeds and warm start.  Returns the
--- configuration, which equals the trial's config.
+-- the same space, conditions, trials, seeds and warm start.  Returns the
+-- configuration, which equals the trial's config.  A suggestion of 0.2.0
+-- or earlier (canonical false) is computed as it was then.
 CREATE OR REPLACE FUNCTION tuner.replay_suggestion(trial bigint)
 RETURNS jsonb
 LANGUAGE plpgsql
