@@ -59,14 +59,16 @@ END;
 $$;
 
 -- Every trial of a study: how many, how many distinct configurations,
--- how many failed, and how many configurations are not canonical
--- (tuner.enqueue's completion of the configuration changes it).
+-- whether some failed, and how many configurations are not canonical
+-- (tuner.enqueue's completion of the configuration changes it).  Which
+-- trials failed depends on the model's choices, whose last digits depend
+-- on the CPU's BLAS kernels: not printed.
 CREATE FUNCTION regress_cond_summary(p_study text,
 									 OUT trials bigint, OUT distinct_configs bigint,
-									 OUT failed bigint, OUT not_canonical bigint)
+									 OUT some_failed bool, OUT not_canonical bigint)
 LANGUAGE sql STABLE
 AS $$
-SELECT count(*), count(DISTINCT t.config), count(*) FILTER (WHERE t.state = 'failed'),
+SELECT count(*), count(DISTINCT t.config), bool_or(t.state = 'failed'),
 	   count(*) FILTER (WHERE (tuner._complete_config(s.id, t.config)).config <> t.config)
   FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
  WHERE s.name = p_study;
@@ -102,8 +104,7 @@ END;
 $$;
 SELECT * FROM regress_cond_summary('cond_dup');
 -- the optimum (mode a, n = 3) was found, once
-SELECT count(*) FILTER (WHERE t.config @> '{"mode": "a", "n": 3}') AS at_optimum,
-       count(*) FILTER (WHERE t.config ->> 'mode' = 'a') AS mode_a
+SELECT count(*) FILTER (WHERE t.config @> '{"mode": "a", "n": 3}') AS at_optimum
   FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id WHERE s.name = 'cond_dup';
 -- every suggestion replays to its configuration
 SELECT count(*) AS replayed, count(*) FILTER (WHERE tuner.replay_suggestion(t.id) = t.config) AS same
@@ -246,7 +247,7 @@ SELECT count(*) AS trials,
        count(*) FILTER (WHERE jsonb_typeof(config -> 'k') <> 'number' OR (config ->> 'k') !~ '^[0-9]+$') AS k_off_grid,
        count(*) FILTER (WHERE (config ->> 'f')::numeric <> round((config ->> 'f')::numeric, 14)) AS f_off_grid,
        count(*) FILTER (WHERE config -> 'r' = '2.5') AS r_at_centre,
-       count(*) FILTER (WHERE config -> 'r' = '25') AS r_at_upper_bound
+       count(*) FILTER (WHERE config -> 'r' = '25') > 0 AS r_at_upper_bound
   FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id WHERE s.name = 'cond_grid';
 SELECT count(*) AS replayed, count(*) FILTER (WHERE tuner.replay_suggestion(t.id) = t.config) AS same
   FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
