@@ -17,7 +17,7 @@ SELECT tuner.fail(id) FROM t WHERE i = 2;
 
 -- A finished trial cannot change, even by a direct UPDATE.
 UPDATE tuner.trial SET state = 'running' WHERE id = (SELECT id FROM t WHERE i = 1);
-UPDATE tuner.trial SET config = '{"x": 0.5}' WHERE id = (SELECT id FROM t WHERE i = 1);
+UPDATE tuner.trial SET config = '{"x": 0.9}' WHERE id = (SELECT id FROM t WHERE i = 1);
 UPDATE tuner.trial SET finished_at = now() WHERE id = (SELECT id FROM t WHERE i = 2);
 UPDATE tuner.trial SET state = 'complete' WHERE id = (SELECT id FROM t WHERE i = 2);
 -- Its runner details may be added.

@@ -60,6 +60,17 @@ next=$(kept_study_next "$OLD")
 [ "$next" = "14 model" ] || fail "the updated study's next trial is '$next', expected '14 model'"
 echo "upgrade: the updated study continues (trial 14 from the model)"
 
+# Suggestions made before the update (tuner.suggestion.canonical false:
+# no canonical form) replay as they were computed, and so does the first
+# one after it (canonical).
+replayed=$(psql -X -At -v ON_ERROR_STOP=1 -d "$OLD" -c \
+	"SELECT count(*) FILTER (WHERE tuner.replay_suggestion(t.id) = t.config) || ' of ' || count(*)
+	        || ', canonical ' || count(*) FILTER (WHERE g.canonical)
+	   FROM tuner.trial t JOIN tuner.suggestion g ON g.trial_id = t.id")
+[ "$replayed" = "14 of 14, canonical 1" ] ||
+	fail "replaying the study's suggestions gave '$replayed', expected '14 of 14, canonical 1'"
+echo "upgrade: every suggestion replays, before the update and after"
+
 # What the extension is made of, in a form comparable across databases.
 objects() {
 	psql -X -At -v ON_ERROR_STOP=1 -d "$1" <<'SQL'

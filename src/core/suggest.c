@@ -45,6 +45,29 @@ suggest_breaks_linear(const SuggestInput *in, const double *c)
 	return 0;
 }
 
+/* The configuration of a unit-cube point; see suggest_internal.h. */
+void
+suggest_native(const SuggestInput *in, double *unit, double *native)
+{
+	int stack_active[256];
+	int *active = NULL;
+
+	if (!in->canonical)
+	{
+		space_from_unit(in->params, in->d, unit, native);
+		return;
+	}
+	space_snap_unit(in->params, in->d, unit);
+	space_from_unit(in->params, in->d, unit, native);
+	if (in->conditions != NULL)
+		active = in->d <= 256 ? stack_active
+							  : tuner_alloc(sizeof(int) * (size_t)in->d);
+	/* without scratch space_canonical walks up each parameter's parents */
+	space_canonical(in->params, in->conditions, in->d, native, unit, active);
+	if (active != stack_active)
+		tuner_free(active);
+}
+
 /* Is native config c one of the trials; see suggest_internal.h. */
 int
 suggest_is_taken(const SuggestInput *in, const double *c)
@@ -233,6 +256,13 @@ validate_input(const SuggestInput *in, TunerStatus *status)
 		if (!isfinite(in->y_observed[i]))
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "an objective value is NaN or infinite");
+	if (in->canonical)
+	{
+		rc = space_validate_conditions(in->params, in->conditions, in->d,
+									   status);
+		if (rc != TUNER_OK)
+			return rc;
+	}
 	rc = validate_icm_input(in, status);
 	if (rc == TUNER_OK)
 		rc = validate_constraints(in, status);
@@ -252,7 +282,7 @@ suggest_random_untaken(const SuggestInput *in, TunerRng *rng, double *unit,
 	{
 		for (k = 0; k < in->d; k++)
 			unit[k] = rng_uniform(rng);
-		space_from_unit(in->params, in->d, unit, out->config);
+		suggest_native(in, unit, out->config);
 		if (!suggest_is_taken(in, out->config))
 		{
 			out->source = SUGGEST_RANDOM;
@@ -315,7 +345,7 @@ suggest_design(const SuggestInput *in, TunerRng *rng, double *unit,
 								 unit, status);
 		if (rc != TUNER_OK)
 			goto done;
-		space_from_unit(in->params, in->d, unit, out->config);
+		suggest_native(in, unit, out->config);
 		if (suggest_is_taken(in, out->config))
 			continue;
 		if (first_untaken < 0)
@@ -334,7 +364,7 @@ suggest_design(const SuggestInput *in, TunerRng *rng, double *unit,
 								 status);
 		if (rc == TUNER_OK)
 		{
-			space_from_unit(in->params, in->d, unit, out->config);
+			suggest_native(in, unit, out->config);
 			out->source = SUGGEST_DESIGN;
 		}
 	}
@@ -545,7 +575,7 @@ suggest_choose(const SuggestInput *in, const Posterior *post, double best,
 		if (i >= RESCORED && chosen >= 0)
 			break;
 		space_snap_unit(in->params, d, u);
-		space_from_unit(in->params, d, u, native);
+		suggest_native(in, u, native);
 		if (suggest_is_taken(in, native))
 			continue;
 		v = i < RESCORED ? acquisition_log_ei(post, best, u, NULL, scratch)
@@ -562,7 +592,7 @@ suggest_choose(const SuggestInput *in, const Posterior *post, double best,
 		double mu, sd;
 
 		memcpy(unit, ranked + (size_t)chosen * d, sizeof(double) * d);
-		space_from_unit(in->params, d, unit, out->config);
+		suggest_native(in, unit, out->config);
 		rc = post->batch(post->state, unit, 1, &mu, &sd, status);
 		if (rc != TUNER_OK)
 			goto done;
@@ -597,9 +627,68 @@ done:
 	return rc;
 }
 
-TunerErrorCode
-tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
+/*
+ * The trials in canonical form (see SuggestInput.canonical): copies of
+ * the four configuration arrays of in, with the conditions applied, into
+ * *work and *copy (one block to free; none without conditions).  A trial
+ * stored before its conditions were applied, or applied transitively,
+ * then compares, fits and fantasises as the configuration it ran.  Their
+ * values are on their grid as stored (tuner.suggest_next's history);
+ * floats are not rounded again: they compare within a tolerance far
+ * wider than their grid, and a trial's parent value is decided on as
+ * stored, as tuner._apply_conditions decided on it.
+ */
+static TunerErrorCode
+canonical_trials(const SuggestInput *in, SuggestInput *work, double **copy,
+				 TunerStatus *status)
 {
+	const double **sets[4] = {&work->x_observed, &work->x_pending,
+							  &work->x_other, &work->x_failed};
+	int counts[4] = {in->n_observed, in->n_pending, in->n_other, in->n_failed};
+	size_t rows = 0, at = 0;
+	int *active;
+	int s, i;
+
+	*work = *in;
+	*copy = NULL;
+	for (s = 0; s < 4; s++)
+		rows += (size_t)counts[s];
+	if (rows == 0 || !space_has_conditions(in->conditions, in->d))
+		return TUNER_OK;
+	*copy = tuner_alloc(sizeof(double) * rows * in->d);
+	active = tuner_alloc(sizeof(int) * in->d);
+	if (*copy == NULL || active == NULL)
+	{
+		tuner_free(*copy);
+		tuner_free(active);
+		*copy = NULL;
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory suggesting a trial");
+	}
+	for (s = 0; s < 4; s++)
+	{
+		double *rows_s = *copy + at * in->d;
+
+		if (counts[s] == 0)
+			continue;
+		memcpy(rows_s, *sets[s], sizeof(double) * (size_t)counts[s] * in->d);
+		for (i = 0; i < counts[s]; i++)
+			space_apply_conditions(in->params, in->conditions, in->d,
+								   rows_s + (size_t)i * in->d, NULL, active);
+		*sets[s] = rows_s;
+		at += (size_t)counts[s];
+	}
+	tuner_free(active);
+	return TUNER_OK;
+}
+
+TunerErrorCode
+tuner_suggest(const SuggestInput *input, SuggestResult *out,
+			  TunerStatus *status)
+{
+	SuggestInput work;
+	const SuggestInput *in = input;
+	double *canonical_copy = NULL;
 	TunerRng rng;
 	double *unit;
 	TunerErrorCode rc;
@@ -613,6 +702,13 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 	rc = validate_input(in, status);
 	if (rc != TUNER_OK)
 		return rc;
+	if (in->canonical)
+	{
+		rc = canonical_trials(input, &work, &canonical_copy, status);
+		if (rc != TUNER_OK)
+			return rc;
+		in = &work;
+	}
 
 	out->source = SUGGEST_DESIGN;
 	out->predicted_mean = NAN;
@@ -646,8 +742,11 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 
 	unit = tuner_alloc(sizeof(double) * in->d);
 	if (unit == NULL)
+	{
+		tuner_free(canonical_copy);
 		return tuner_fail(status, TUNER_ERR_NOMEM,
 						  "out of memory suggesting a trial");
+	}
 	rng_seed(&rng, in->seed);
 	if (in->algorithm == SUGGEST_ALG_RANDOM)
 		rc = suggest_random_untaken(in, &rng, unit, out, status);
@@ -660,5 +759,6 @@ tuner_suggest(const SuggestInput *in, SuggestResult *out, TunerStatus *status)
 	else
 		rc = suggest_gp(in, &rng, unit, out, status);
 	tuner_free(unit);
+	tuner_free(canonical_copy);
 	return rc;
 }

@@ -79,6 +79,20 @@ typedef struct SuggestInput
 	const int *linear_strict;
 	int n_linear;
 
+	/*
+	 * Conditional parameters: d conditions (space.h), or NULL = none.
+	 * With canonical set, configurations are compared in their canonical
+	 * form (space_canonical): the trials' before anything else uses them
+	 * (the model, the fantasies of the running ones, the feasibility
+	 * model, the check for repeats), and every design, random and model
+	 * point before it is checked against them; the suggestion is in
+	 * canonical form.  canonical = 0 is the step of tuner 0.2.0, for
+	 * replaying its suggestions: conditions ignored, floats off their
+	 * grid.
+	 */
+	const ParamCondition *conditions;
+	int canonical;
+
 	int n_initial;        /* space-filling points before the GP */
 	int design_index;     /* which space-filling point comes next */
 	uint64_t design_seed; /* the study's: fixes the whole design */

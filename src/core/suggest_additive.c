@@ -193,7 +193,7 @@ keep_unclustered(const SuggestInput *in, const double *incumbent, double *unit,
 	if (!changed)
 		return;
 	space_snap_unit(in->params, in->d, u);
-	space_from_unit(in->params, in->d, u, native);
+	suggest_native(in, u, native);
 	if (suggest_is_taken(in, native))
 		return;
 	memcpy(unit, u, sizeof(double) * in->d);

@@ -109,7 +109,7 @@ combine(const SuggestInput *in, const ClusterProposal *props,
 				unit[p->members[k]] = p->cand[(size_t)rank_of[c] * p->m + k];
 	}
 	space_snap_unit(in->params, d, unit);
-	space_from_unit(in->params, d, unit, out->config);
+	suggest_native(in, unit, out->config);
 	return !suggest_is_taken(in, out->config);
 }
 

@@ -42,6 +42,14 @@
  */
 extern int suggest_alternate_start(int n, int *first_alternate);
 
+/*
+ * The configuration a unit-cube point stands for, into native: in
+ * canonical form (and unit moved onto it) when the input asks for it,
+ * else space_from_unit alone.
+ */
+extern void suggest_native(const SuggestInput *in, double *unit,
+						   double *native);
+
 /* Does native config c break one of the input's parameter constraints? */
 extern int suggest_breaks_linear(const SuggestInput *in, const double *c);
 

@@ -464,6 +464,134 @@ read_linear_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 	input->linear_strict = strict_int;
 }
 
+/* The ConditionOp of an operator's name as tuner.parameter has it. */
+static ConditionOp
+condition_op(const char *name, int param)
+{
+	static const struct
+	{
+		const char *name;
+		ConditionOp op;
+	} ops[] = {
+		{"=", COND_IN},          {"in", COND_IN}, {"<>", COND_NOT_IN},
+		{"not in", COND_NOT_IN}, {"<", COND_LT},  {"<=", COND_LE},
+		{">", COND_GT},          {">=", COND_GE}, {"never", COND_NEVER}};
+	int i;
+
+	for (i = 0; i < lengthof(ops); i++)
+		if (strcmp(name, ops[i].name) == 0)
+			return ops[i].op;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("the condition of parameter %d has unknown operator "
+					"\"%s\"",
+					param, name),
+			 errhint("Known operators: =, in, <>, not in, <, <=, >, >=, "
+					 "never.")));
+	return COND_NONE; /* keep the compiler quiet */
+}
+
+/*
+ * Conditional parameters (arguments 42 .. 46): condition_parent (one per
+ * parameter, the 1-based parameter its condition tests), condition_op
+ * (NULL: no condition), condition_values (one row per parameter of the
+ * parent's native values, NULL-padded; NULL when no condition has
+ * values), condition_default (the native value while inactive, NULL
+ * without a condition) and canonical (tuner.suggest_next's: compare in
+ * canonical form; false, or a 0.2.0 definition of _suggest_point without
+ * these arguments, is tuner 0.2.0's step).  The core checks the rest
+ * (space_validate_conditions).
+ */
+static void
+read_condition_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	int d = input->d;
+	ParamCondition *conds;
+	int *parents;
+	Datum *ops;
+	bool *op_nulls;
+	Datum *defaults;
+	bool *default_nulls;
+	double *values = NULL;
+	int m = 0;
+	int n;
+	int j;
+
+	if (PG_NARGS() <= 46)
+		return;
+	tuner_require_arg(fcinfo, 46, "canonical");
+	input->canonical = PG_GETARG_BOOL(46) ? 1 : 0;
+	if (!input->canonical || PG_ARGISNULL(43))
+		return;
+	tuner_require_arg(fcinfo, 42, "condition_parent");
+	tuner_require_arg(fcinfo, 45, "condition_default");
+	parents =
+		tuner_array_int4(PG_GETARG_ARRAYTYPE_P(42), "condition_parent", &n);
+	check_space_length(n, d, "condition_parent");
+	if (ARR_NDIM(PG_GETARG_ARRAYTYPE_P(43)) != 1 ||
+		ARR_ELEMTYPE(PG_GETARG_ARRAYTYPE_P(43)) != TEXTOID)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("condition_op must be a one-dimensional "
+							   "text[]")));
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(43), TEXTOID, -1, false,
+					  TYPALIGN_INT, &ops, &op_nulls, &n);
+	check_space_length(n, d, "condition_op");
+	if (ARR_NDIM(PG_GETARG_ARRAYTYPE_P(45)) != 1 ||
+		ARR_ELEMTYPE(PG_GETARG_ARRAYTYPE_P(45)) != FLOAT8OID)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("condition_default must be a one-dimensional "
+							   "float8[]")));
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(45), FLOAT8OID, sizeof(float8),
+					  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &defaults,
+					  &default_nulls, &n);
+	check_space_length(n, d, "condition_default");
+	if (!PG_ARGISNULL(44) && ARR_NDIM(PG_GETARG_ARRAYTYPE_P(44)) != 0)
+	{
+		int rows;
+
+		if (ARR_NDIM(PG_GETARG_ARRAYTYPE_P(44)) != 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("condition_values must be a two-dimensional "
+							"array"),
+					 errhint("Pass one row per parameter, NULL-padded, for "
+							 "example ARRAY[[NULL, NULL], [0, 2]].")));
+		values = tuner_array_matrix_missing(PG_GETARG_ARRAYTYPE_P(44),
+											"condition_values", &rows, &m);
+		if (rows != d)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("condition_values must have one row per "
+							"parameter"),
+					 errdetail("condition_values has %d rows but there are "
+							   "%d parameters.",
+							   rows, d)));
+	}
+
+	conds = palloc0(mul_size(d, sizeof(ParamCondition)));
+	for (j = 0; j < d; j++)
+	{
+		ParamCondition *c = &conds[j];
+
+		if (op_nulls[j])
+			continue;
+		c->op = condition_op(TextDatumGetCString(ops[j]), j + 1);
+		if (default_nulls[j])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("conditional parameter %d has no default", j + 1),
+					 errdetail("A parameter takes its default while its "
+							   "condition does not hold.")));
+		c->inactive_value = DatumGetFloat8(defaults[j]);
+		c->parent = parents[j] - 1;
+		/* the row's values up to its first NULL */
+		c->values = values != NULL ? values + (size_t)j * m : NULL;
+		while (c->n_values < m && !isnan(c->values[c->n_values]))
+			c->n_values++;
+	}
+	input->conditions = conds;
+}
+
 /*
  * The feasibility terms' fits (attributes 32 .. 45): P(feasible) at the
  * point, then per term (failures first, then each outcome constraint) its
@@ -697,7 +825,10 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		warm_cluster_loadings float8[], warm_cluster_variance float8[],
  *		warm_cluster_noise float8[], warm_cluster_mean float8[],
  *		x_failed float8[], y_constraint float8[], constraint_bound float8[],
- *		linear_coef float8[], linear_rhs float8[], linear_strict bool[])
+ *		linear_coef float8[], linear_rhs float8[], linear_strict bool[],
+ *		condition_parent int[], condition_op text[],
+ *		condition_values float8[], condition_default float8[],
+ *		canonical bool)
  * returns (config float8[], source text, predicted_mean, predicted_sd,
  *		acquisition, lengthscales float8[], outputscale, noise,
  *		log_likelihood, mean, fit_ms, tasks_used int[], rank, kronecker,
@@ -831,6 +962,7 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 	}
 	read_constraint_inputs(fcinfo, &input);
 	read_linear_inputs(fcinfo, &input);
+	read_condition_inputs(fcinfo, &input);
 
 	config = palloc0(mul_size(d, sizeof(double)));
 	lengthscales = palloc0(mul_size(d, sizeof(double)));

@@ -25,6 +25,7 @@ main(int argc, char **argv)
 		{"gp", test_gp},
 		{"acquisition", test_acquisition},
 		{"space", test_space},
+		{"conditions", test_conditions},
 		{"design", test_design},
 		{"suggest", test_suggest},
 		{"icm", test_icm},

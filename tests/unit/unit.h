@@ -42,6 +42,7 @@ void		test_log_ei(void);
 void		test_gp(void);
 void		test_acquisition(void);
 void		test_space(void);
+void		test_conditions(void);
 void		test_design(void);
 void		test_suggest(void);
 void		test_icm(void);
