@@ -107,10 +107,11 @@ SELECT COALESCE(GREATEST(t.heartbeat_at, t.started_at), t.created_at);
 $$;
 
 -- Is a running trial abandoned: without a lease, of a study that sets
--- abandon_after_s, and silent for longer than that?
+-- abandon_after_s, and silent for longer than that (on the clock now,
+-- hence volatile)?
 CREATE FUNCTION tuner._is_abandoned(t tuner.trial, settings jsonb)
 RETURNS bool
-LANGUAGE sql STABLE
+LANGUAGE sql VOLATILE
 AS $$
 SELECT t.state = 'running' AND t.lease_expires_at IS NULL
    AND COALESCE(pg_catalog.clock_timestamp() - tuner._last_seen(t)

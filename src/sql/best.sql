@@ -400,3 +400,24 @@ BEGIN
 	RETURN NULL;
 END;
 $$;
+
+-- The views tuner.create_view made before keep their old best_so_far (the
+-- best of every complete trial) until rebuilt, which an update script may
+-- not do (a view made here would become a member of the extension): name
+-- them (a WARNING: an extension script runs with client_min_messages =
+-- warning).
+DO $$
+DECLARE
+	v_views text;
+BEGIN
+	SELECT pg_catalog.string_agg(pg_catalog.format('%I.%I', v.view_schema, v.view_name), ', '
+								 ORDER BY v.view_schema, v.view_name)
+	  INTO v_views
+	  FROM tuner.study_view v;
+	IF v_views IS NOT NULL THEN
+		RAISE WARNING 'views of tuner.create_view keep the best_so_far of 0.2.0 until rebuilt: %', v_views
+			USING DETAIL = 'best_so_far now counts only the trials tuner.best may choose (complete, every outcome constraint met).',
+				  HINT = 'Run tuner.create_view(study, view_name) again as each view''s owner, or add a metric or parameter to the study.';
+	END IF;
+END
+$$;
