@@ -147,14 +147,30 @@ SELECT tuner.plot('p<&>"''s', 'importance', '{"method": "magic"}');
 SELECT tuner.plot('p<&>"''s', 'importance', '{"log_y": true}');
 
 -- The internal drawing functions check their arrays too.
-SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1}', '{}', NULL, true, false, 720, 480);
-SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,NaN}', '{}', NULL, true, false, 720, 480);
-SELECT tuner._plot_convergence('t', 'y', '{}', '{}', '{}', NULL, true, false, 720, 480);
-SELECT tuner._plot_convergence('t', 'y', '{1}', '{-1}', '{}', NULL, true, true, 720, 480);
+SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1}', '{t,t}', '{1,1}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,NaN}', '{t,t}', '{1,1}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('t', 'y', '{}', '{}', '{}', '{}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('t', 'y', '{1}', '{-1}', '{t}', '{NULL}', '{}', NULL, true, true, 720, 480);
+SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{t}', '{1,1}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{t,NULL}', '{1,1}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{t,t}', '{1,Infinity}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{t,t}', '{1}', '{}', NULL, true, false, 720, 480);
+-- (the best so far is NULL before the first feasible trial)
+SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{f,t}', '{NULL,2}', '{}', NULL, true, false, 720, 480)
+       LIKE '%best so far: 2</title>%' AS best_from_trial_2;
+SELECT tuner._plot_slice('t', 'x', 'y', '{1,2}', '{1,2}', '{1,2}', '{t}', NULL, NULL, false, false, true, 720, 480);
+SELECT tuner._plot_slice('t', 'x', 'y', '{1,2}', '{1,2}', '{1,2}', '{t,t}', 2, NULL, false, false, true, 720, 480)
+       LIKE '%r="5.50" fill="#d62728"><title>trial 2:%' AS best_as_given;
+SELECT tuner._plot_pareto('t', 'x', 'y', '{1,2}', '{1,2}', '{1,2}', '{t,t,t}', true, true, 720, 480);
 SELECT tuner._plot_heatmap('t', '{a,b}', '{{1,0.5},{0.5,1},{0,0}}', 720, 480);
 SELECT tuner._plot_heatmap('t', '{a,b}', '{{1,2},{2,1}}', 720, 480);
 SELECT tuner._plot_importance('t', '{a,NULL}', '{1,2}', NULL, 720, 480);
 SELECT tuner._plot_importance('t', '{a,b}', NULL, NULL, 720, 480);
+SELECT tuner._plot_importance('t', '{a,b}', NULL, '{1,NaN}', 720, 480);
+SELECT tuner._plot_importance('t', '{a,b}', NULL, '{1,0}', 720, 480);
+-- a NULL length-scale (and 0.2.0's Infinity): a parameter the model left out
+SELECT pg_temp.occurrences(tuner._plot_importance('t', '{a,b,c}', NULL, '{1,NULL,Infinity}', 720, 480),
+                           '>not in the model</text>') AS left_out;
 
 -- A study with a multi-task model (from trial 10 on, ICM_MIN_TRIALS): the
 -- heat map of its task correlations.

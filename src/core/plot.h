@@ -10,9 +10,16 @@
 #ifndef TUNER_PLOT_H
 #define TUNER_PLOT_H
 
+#include <stdint.h>
+
 #include "tuner_status.h"
 
-/* Objective of each complete trial against its number, best so far. */
+/*
+ * Objective of each complete trial against its number, best so far.  A
+ * trial that may not be the best (it broke an outcome constraint) is
+ * drawn as a ring; the best so far is given (the SQL side's, tuner.best's
+ * definition) or, without it, the running best of the feasible values.
+ */
 typedef struct ConvergencePlot
 {
 	const char *title;
@@ -28,9 +35,18 @@ typedef struct ConvergencePlot
 	int log_y; /* values must be > 0 */
 	int width;
 	int height;
+	const int *feasible; /* NULL: every trial; else 0: broke a constraint */
+	const double *best;  /* NULL, or the best so far at each trial (NaN:
+						  * no feasible trial yet) */
 } ConvergencePlot;
 
-/* Objective against one parameter (numeric or categorical). */
+/*
+ * Objective against one parameter (numeric or categorical).  On a
+ * categorical axis the trials of a label are spread across its column
+ * (slots in an order drawn from each trial's number, the same every
+ * time).  The best trial is the one numbered best_number when best_given
+ * (none when it is NaN), else the best feasible value.
+ */
 typedef struct SlicePlot
 {
 	const char *title;
@@ -47,9 +63,15 @@ typedef struct SlicePlot
 	int minimize;
 	int width;
 	int height;
+	const int *feasible; /* NULL: every trial; else 0: broke a constraint */
+	int best_given;
+	double best_number;
 } SlicePlot;
 
-/* Two metrics of every trial that has both; the Pareto front drawn. */
+/*
+ * Two metrics of every trial that has both; the Pareto front of the
+ * feasible ones drawn (a trial that broke a constraint is never on it).
+ */
 typedef struct ParetoPlot
 {
 	const char *title;
@@ -63,6 +85,7 @@ typedef struct ParetoPlot
 	int y_minimize;
 	int width;
 	int height;
+	const int *feasible; /* NULL: every trial; else 0: broke a constraint */
 } ParetoPlot;
 
 /* Horizontal bars per parameter: Lasso and/or GP importance. */
@@ -72,7 +95,8 @@ typedef struct ImportancePlot
 	int n; /* parameters, top row first */
 	const char *const *names;
 	const double *lasso;       /* |standardized coefficient|, or NULL */
-	const double *lengthscale; /* GP length-scales (unit cube), or NULL */
+	const double *lengthscale; /* GP length-scales (unit cube), or NULL;
+								* +Inf: a parameter the model left out */
 	int width;
 	int height; /* grown to fit n rows */
 } ImportancePlot;
@@ -102,9 +126,22 @@ extern TunerErrorCode plot_heatmap(const HeatmapPlot *p, char **out,
 /*
  * Mark the non-dominated points of n (x, y) pairs in front (1 or 0) and
  * return how many there are: a point is dominated when another is at
- * least as good in both and better in one.
+ * least as good in both and better in one.  With feasible (else NULL),
+ * only the points it marks compete: the others are never on the front.
  */
 extern int pareto_front_mask(int n, const double *x, const double *y,
-							 int x_minimize, int y_minimize, int *front);
+							 int x_minimize, int y_minimize,
+							 const int *feasible, int *front);
+
+/*
+ * The x offset, in units of a category's column, of each of n points
+ * drawn at a categorical x (category index in x, trial number in number):
+ * the points of a category take evenly spaced slots across the middle
+ * width of the column, in an order drawn from their numbers and seed.
+ */
+extern TunerErrorCode plot_category_offsets(int n, const double *x,
+											const double *number, double width,
+											uint64_t seed, double *offset,
+											TunerStatus *status);
 
 #endif /* TUNER_PLOT_H */

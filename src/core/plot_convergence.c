@@ -3,7 +3,9 @@
  *	  The convergence plot: every complete trial's objective and the best
  *	  value so far against the trial number, the default configuration's
  *	  value as a dashed reference line, failed trials as crosses along the
- *	  bottom of the plot area.
+ *	  bottom of the plot area, trials that broke an outcome constraint as
+ *	  rings (never the best so far).  The legend goes where no data is
+ *	  (plot_frame.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +33,12 @@ check(const ConvergencePlot *p, TunerStatus *status)
 	if (p->has_default && !isfinite(p->default_value))
 		return tuner_fail(status, TUNER_ERR_INVALID,
 						  "the default value is not a finite number");
+	for (i = 0; p->best != NULL && i < p->n; i++)
+		if (isinf(p->best[i]) || (p->log_y && p->best[i] <= 0.0))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "best so far %d is not a finite%s number or "
+							  "NaN",
+							  i + 1, p->log_y ? " positive" : "");
 	if (!p->log_y)
 		return TUNER_OK;
 	for (i = 0; i < p->n; i++)
@@ -47,23 +55,43 @@ check(const ConvergencePlot *p, TunerStatus *status)
 	return TUNER_OK;
 }
 
-/* Draw a convergence plot. */
-TunerErrorCode
-plot_convergence(const ConvergencePlot *p, char **out, TunerStatus *status)
+/* The best so far at each trial: given, or the feasible values' running best. */
+static void
+best_so_far(const ConvergencePlot *p, double *best)
 {
-	SvgBuf buf;
+	double b = NAN;
+	int i;
+
+	for (i = 0; i < p->n; i++)
+	{
+		if (p->best != NULL)
+			b = p->best[i];
+		else if (p->feasible == NULL || p->feasible[i])
+		{
+			if (isnan(b) || (p->minimize ? p->value[i] < b : p->value[i] > b))
+				b = p->value[i];
+		}
+		best[i] = b;
+	}
+}
+
+/*
+ * Draw the plot once, its legend inside the plot area or (outside) in a
+ * strip above it; returns 0 when inside found no free corner.
+ */
+static int
+draw(const ConvergencePlot *p, const double *best, int outside, SvgBuf *buf)
+{
 	PlotFrame f;
-	char tip[96];
+	char tip[128];
 	double x_lo;
 	double x_hi;
 	double y_lo;
 	double y_hi;
-	double best;
+	int n_infeasible = 0;
+	int first = -1;
 	int i;
 
-	*out = NULL;
-	if (check(p, status) != TUNER_OK)
-		return status->code;
 	x_lo = x_hi = p->number[0];
 	y_lo = y_hi = p->value[0];
 	for (i = 0; i < p->n; i++)
@@ -72,6 +100,10 @@ plot_convergence(const ConvergencePlot *p, char **out, TunerStatus *status)
 		x_hi = fmax(x_hi, p->number[i]);
 		y_lo = fmin(y_lo, p->value[i]);
 		y_hi = fmax(y_hi, p->value[i]);
+		if (p->feasible != NULL && !p->feasible[i])
+			n_infeasible++;
+		if (first < 0 && !isnan(best[i]))
+			first = i;
 	}
 	for (i = 0; i < p->n_failed; i++)
 	{
@@ -84,60 +116,95 @@ plot_convergence(const ConvergencePlot *p, char **out, TunerStatus *status)
 		y_hi = fmax(y_hi, p->default_value);
 	}
 
-	svg_init(&buf);
-	svg_begin(&buf, p->width, p->height);
 	plot_frame_init(&f, p->width, p->height, x_lo, x_hi, 0, y_lo, y_hi,
 					p->log_y);
 	f.x_integer = 1;
-	plot_frame_draw(&buf, &f, p->title, "trial", p->y_label);
+	plot_legend_add(&f, PLOT_MARK_POINT, PLOT_BLUE, "trial");
+	if (n_infeasible > 0)
+		plot_legend_add(&f, PLOT_MARK_RING, PLOT_BLUE, "broke a constraint");
+	if (first >= 0)
+		plot_legend_add(&f, PLOT_MARK_LINE, PLOT_RED, "best so far");
+	if (p->has_default)
+		plot_legend_add(&f, PLOT_MARK_DASH, PLOT_GREY, "default");
+	if (p->n_failed > 0)
+		plot_legend_add(&f, PLOT_MARK_CROSS, PLOT_RED, "failed");
+	plot_frame_legend_layout(&f, outside);
+
+	svg_begin(buf, f.width, f.height);
+	plot_frame_draw(buf, &f, p->title, "trial", p->y_label);
 
 	if (p->has_default)
 	{
 		double py = plot_frame_y(&f, p->default_value);
 
-		svg_line(&buf, f.left, py, f.right, py, PLOT_GREY, 1.5, "6 4");
+		svg_line(buf, f.left, py, f.right, py, PLOT_GREY, 1.5, "6 4");
+		plot_frame_block_segment(&f, f.left, py, f.right, py);
 	}
 
-	/* best so far, as a step line */
-	svg_polyline_begin(&buf, PLOT_RED, 2.0, NULL);
-	best = p->value[0];
+	/* best so far, as a step line from the first feasible trial */
+	if (first >= 0)
+	{
+		plot_line_begin(buf, &f, PLOT_RED, 2.0, NULL);
+		for (i = first; i < p->n; i++)
+		{
+			double px = plot_frame_x(&f, p->number[i]);
+
+			if (i > first)
+				plot_line_point(buf, &f, px, plot_frame_y(&f, best[i - 1]));
+			plot_line_point(buf, &f, px, plot_frame_y(&f, best[i]));
+		}
+		plot_line_point(buf, &f, f.right, plot_frame_y(&f, best[p->n - 1]));
+		snprintf(tip, sizeof(tip), "best so far: %.6g", best[p->n - 1]);
+		plot_line_end(buf, &f, tip);
+	}
+
+	svg_printf(buf, "<g class=\"trials\">\n");
 	for (i = 0; i < p->n; i++)
 	{
-		double px = plot_frame_x(&f, p->number[i]);
-		int better = p->minimize ? p->value[i] < best : p->value[i] > best;
+		int ok = p->feasible == NULL || p->feasible[i];
 
-		if (i > 0)
-			svg_polyline_point(&buf, px, plot_frame_y(&f, best));
-		if (better)
-			best = p->value[i];
-		svg_polyline_point(&buf, px, plot_frame_y(&f, best));
+		snprintf(tip, sizeof(tip), "trial %.0f: %.6g%s", p->number[i],
+				 p->value[i], ok ? "" : " (broke a constraint)");
+		plot_point(buf, &f, plot_frame_x(&f, p->number[i]),
+				   plot_frame_y(&f, p->value[i]), 3.5,
+				   ok ? PLOT_BLUE : "#ffffff", ok ? NULL : PLOT_BLUE, tip);
 	}
-	svg_polyline_point(&buf, f.right, plot_frame_y(&f, best));
-	svg_polyline_end(&buf);
-
-	svg_printf(&buf, "<g class=\"trials\">\n");
-	for (i = 0; i < p->n; i++)
-	{
-		snprintf(tip, sizeof(tip), "trial %.0f: %.6g", p->number[i],
-				 p->value[i]);
-		svg_circle(&buf, plot_frame_x(&f, p->number[i]),
-				   plot_frame_y(&f, p->value[i]), 3.5, PLOT_BLUE, NULL, tip);
-	}
-	svg_printf(&buf, "</g>\n<g class=\"failed\">\n");
+	svg_printf(buf, "</g>\n<g class=\"failed\">\n");
 	for (i = 0; i < p->n_failed; i++)
 	{
 		snprintf(tip, sizeof(tip), "trial %.0f failed", p->failed_number[i]);
-		plot_cross(&buf, plot_frame_x(&f, p->failed_number[i]), f.bottom - 8.0,
-				   4.0, PLOT_RED, tip);
+		plot_mark_cross(buf, &f, plot_frame_x(&f, p->failed_number[i]),
+						f.bottom - 8.0, 4.0, PLOT_RED, tip);
 	}
-	svg_printf(&buf, "</g>\n");
+	svg_printf(buf, "</g>\n");
+	if (!plot_legend_draw(buf, &f))
+		return 0;
+	svg_end(buf);
+	return 1;
+}
 
-	plot_legend(&buf, &f, PLOT_MARK_POINT, PLOT_BLUE, "trial");
-	plot_legend(&buf, &f, PLOT_MARK_LINE, PLOT_RED, "best so far");
-	if (p->has_default)
-		plot_legend(&buf, &f, PLOT_MARK_DASH, PLOT_GREY, "default");
-	if (p->n_failed > 0)
-		plot_legend(&buf, &f, PLOT_MARK_CROSS, PLOT_RED, "failed");
-	svg_end(&buf);
+/* Draw a convergence plot. */
+TunerErrorCode
+plot_convergence(const ConvergencePlot *p, char **out, TunerStatus *status)
+{
+	SvgBuf buf;
+	double *best;
+	int outside;
+
+	*out = NULL;
+	if (check(p, status) != TUNER_OK)
+		return status->code;
+	best = tuner_alloc(sizeof(double) * (size_t)p->n);
+	if (best == NULL)
+		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
+	best_so_far(p, best);
+	for (outside = 0; outside <= 1; outside++)
+	{
+		svg_init(&buf);
+		if (draw(p, best, outside, &buf))
+			break;
+		svg_free(&buf);
+	}
+	tuner_free(best);
 	return svg_finish(&buf, out, status);
 }

@@ -165,32 +165,333 @@ plot_cross(SvgBuf *buf, double px, double py, double r, const char *colour,
 	svg_printf(buf, "</path>\n");
 }
 
-/* One legend entry, stacked down from the top right of the plot area. */
-void
-plot_legend(SvgBuf *buf, PlotFrame *f, int mark, const char *colour,
-			const char *label)
-{
-	double y = f->top + 16.0 + 18.0 * f->legend_entries;
-	double x = f->right - 150.0;
+/*
+ * The legend: rows of LEGEND_ROW pixels, a mark of 20 pixels and the label
+ * (font TICK_FONT, at most LEGEND_CHARS characters, each taken as
+ * LEGEND_CHAR_PX wide, generously for DejaVu Sans), inside a white box
+ * LEGEND_INSET pixels in from the plot area's edges; data within
+ * LEGEND_CLEAR pixels of the box counts as under it.
+ */
+#define LEGEND_ROW     18.0
+#define LEGEND_CHARS   20
+#define LEGEND_CHAR_PX 6.6
+#define LEGEND_PAD     6.0
+#define LEGEND_INSET   6.0
+#define LEGEND_CLEAR   2.0
+#define LEGEND_STRIP_Y 38.0  /* the strip's top, below the title */
+#define PLOT_AREA_MIN  100.0 /* pixels of plot area under a strip, at least */
 
-	svg_rect(buf, x - 8, y - 12, 154, 18, "#ffffff", NULL);
-	switch (mark)
+/* The width of an entry's label. */
+static double
+label_px(const char *label)
+{
+	int n = svg_utf8_length(label);
+
+	return LEGEND_CHAR_PX * (n > LEGEND_CHARS ? LEGEND_CHARS : n);
+}
+
+/* The width of an entry: mark, gap, label. */
+static double
+entry_px(const PlotLegendEntry *e)
+{
+	return 20.0 + 8.0 + label_px(e->label);
+}
+
+/* Declare a legend entry. */
+void
+plot_legend_add(PlotFrame *f, int mark, const char *colour, const char *label)
+{
+	PlotLegendEntry *e;
+
+	if (f->legend_entries >= PLOT_LEGEND_MAX)
+		return;
+	e = &f->legend[f->legend_entries++];
+	e->mark = mark;
+	e->colour = colour;
+	e->label = label;
+}
+
+/*
+ * Lay the legend out: a box in one of the plot area's corners, or a strip
+ * of entries side by side (wrapping) above it, the plot area moving down.
+ */
+void
+plot_frame_legend_layout(PlotFrame *f, int outside)
+{
+	int i;
+
+	f->legend_outside = outside;
+	memset(f->blocked, 0, sizeof(f->blocked));
+	if (f->legend_entries == 0)
+		return;
+	if (outside)
+	{
+		double width = f->right - f->left;
+		double x = 0.0;
+		int rows = 1;
+
+		for (i = 0; i < f->legend_entries; i++)
+		{
+			double w = entry_px(&f->legend[i]) + 16.0;
+
+			if (x > 0.0 && x + w > width)
+			{
+				rows++;
+				x = 0.0;
+			}
+			x += w;
+		}
+		f->legend_x = f->left;
+		f->legend_y = LEGEND_STRIP_Y;
+		f->legend_w = width;
+		f->legend_h = rows * LEGEND_ROW + 4.0;
+		f->top = fmax(f->top, f->legend_y + f->legend_h + 8.0);
+		f->y.px1 = f->top;
+		/* a small canvas grows to keep a plot area under the strip */
+		if (f->bottom - f->top < PLOT_AREA_MIN)
+		{
+			double grow = ceil(PLOT_AREA_MIN - (f->bottom - f->top));
+
+			f->height += (int)grow;
+			f->bottom += grow;
+			f->y.px0 = f->bottom;
+		}
+		return;
+	}
+	f->legend_w = 0.0;
+	for (i = 0; i < f->legend_entries; i++)
+		f->legend_w = fmax(f->legend_w, entry_px(&f->legend[i]));
+	f->legend_w += 2.0 * LEGEND_PAD;
+	f->legend_h = f->legend_entries * LEGEND_ROW + 2.0 * LEGEND_PAD - 4.0;
+	/* top right, top left, bottom right, bottom left */
+	f->corner_x[0] = f->corner_x[2] = f->right - LEGEND_INSET - f->legend_w;
+	f->corner_x[1] = f->corner_x[3] = f->left + LEGEND_INSET;
+	f->corner_y[0] = f->corner_y[1] = f->top + LEGEND_INSET;
+	f->corner_y[2] = f->corner_y[3] = f->bottom - LEGEND_INSET - f->legend_h;
+	/* a box wider or taller than the plot area has no free corner */
+	if (f->legend_w + 2.0 * LEGEND_INSET > f->right - f->left ||
+		f->legend_h + 2.0 * LEGEND_INSET > f->bottom - f->top)
+		for (i = 0; i < 4; i++)
+			f->blocked[i] = 1;
+}
+
+/* The box of corner k, grown by the clearance: x0, y0, x1, y1. */
+static void
+corner_box(const PlotFrame *f, int k, double *box)
+{
+	box[0] = f->corner_x[k] - LEGEND_CLEAR;
+	box[1] = f->corner_y[k] - LEGEND_CLEAR;
+	box[2] = f->corner_x[k] + f->legend_w + LEGEND_CLEAR;
+	box[3] = f->corner_y[k] + f->legend_h + LEGEND_CLEAR;
+}
+
+/* Note data over the rectangle (x0, y0) - (x1, y1). */
+void
+plot_frame_block(PlotFrame *f, double x0, double y0, double x1, double y1)
+{
+	double box[4];
+	int k;
+
+	if (f->legend_outside || f->legend_entries == 0)
+		return;
+	for (k = 0; k < 4; k++)
+	{
+		corner_box(f, k, box);
+		if (fmin(x0, x1) <= box[2] && fmax(x0, x1) >= box[0] &&
+			fmin(y0, y1) <= box[3] && fmax(y0, y1) >= box[1])
+			f->blocked[k] = 1;
+	}
+}
+
+/*
+ * Whether the segment crosses the box (Liang-Barsky: clip the segment's
+ * parameter range [0, 1] by each of the four edges).
+ */
+static int
+segment_hits(double x0, double y0, double x1, double y1, const double *box)
+{
+	double p[4];
+	double q[4];
+	double t0 = 0.0;
+	double t1 = 1.0;
+	int i;
+
+	p[0] = -(x1 - x0);
+	q[0] = x0 - box[0];
+	p[1] = x1 - x0;
+	q[1] = box[2] - x0;
+	p[2] = -(y1 - y0);
+	q[2] = y0 - box[1];
+	p[3] = y1 - y0;
+	q[3] = box[3] - y0;
+	for (i = 0; i < 4; i++)
+	{
+		double t;
+
+		if (p[i] == 0.0)
+		{
+			if (q[i] < 0.0)
+				return 0;
+			continue;
+		}
+		t = q[i] / p[i];
+		if (p[i] < 0.0)
+		{
+			if (t > t1)
+				return 0;
+			t0 = fmax(t0, t);
+		}
+		else
+		{
+			if (t < t0)
+				return 0;
+			t1 = fmin(t1, t);
+		}
+	}
+	return 1;
+}
+
+/* Note data along the segment (x0, y0) - (x1, y1). */
+void
+plot_frame_block_segment(PlotFrame *f, double x0, double y0, double x1,
+						 double y1)
+{
+	double box[4];
+	int k;
+
+	if (f->legend_outside || f->legend_entries == 0)
+		return;
+	for (k = 0; k < 4; k++)
+	{
+		corner_box(f, k, box);
+		if (segment_hits(x0, y0, x1, y1, box))
+			f->blocked[k] = 1;
+	}
+}
+
+/* A data point: a circle (its stroke included in what it covers). */
+void
+plot_point(SvgBuf *buf, PlotFrame *f, double px, double py, double r,
+		   const char *fill, const char *stroke, const char *tooltip)
+{
+	svg_circle(buf, px, py, r, fill, stroke, tooltip);
+	plot_frame_block(f, px - r - 1.0, py - r - 1.0, px + r + 1.0,
+					 py + r + 1.0);
+}
+
+/* A data cross. */
+void
+plot_mark_cross(SvgBuf *buf, PlotFrame *f, double px, double py, double r,
+				const char *colour, const char *tooltip)
+{
+	plot_cross(buf, px, py, r, colour, tooltip);
+	plot_frame_block(f, px - r - 1.0, py - r - 1.0, px + r + 1.0,
+					 py + r + 1.0);
+}
+
+/* Start a data polyline. */
+void
+plot_line_begin(SvgBuf *buf, PlotFrame *f, const char *stroke, double width,
+				const char *dash)
+{
+	svg_polyline_begin(buf, stroke, width, dash);
+	f->line_open = 0;
+}
+
+/* One point of a data polyline. */
+void
+plot_line_point(SvgBuf *buf, PlotFrame *f, double px, double py)
+{
+	svg_polyline_point(buf, px, py);
+	if (f->line_open)
+		plot_frame_block_segment(f, f->line_x, f->line_y, px, py);
+	else
+		plot_frame_block(f, px - 1.0, py - 1.0, px + 1.0, py + 1.0);
+	f->line_open = 1;
+	f->line_x = px;
+	f->line_y = py;
+}
+
+/* End a data polyline. */
+void
+plot_line_end(SvgBuf *buf, PlotFrame *f, const char *tooltip)
+{
+	svg_polyline_end(buf, tooltip);
+	f->line_open = 0;
+}
+
+/* One entry's mark and label, the entry's top left at (x, y). */
+static void
+legend_entry(SvgBuf *buf, const PlotLegendEntry *e, double x, double y)
+{
+	double my = y + 9.0; /* the mark's middle */
+
+	switch (e->mark)
 	{
 		case PLOT_MARK_POINT:
-			svg_circle(buf, x + 10, y - 3, 4, colour, NULL, NULL);
+			svg_circle(buf, x + 10, my, 4, e->colour, NULL, NULL);
+			break;
+		case PLOT_MARK_RING:
+			svg_circle(buf, x + 10, my, 3.5, "#ffffff", e->colour, NULL);
 			break;
 		case PLOT_MARK_LINE:
-			svg_line(buf, x, y - 3, x + 20, y - 3, colour, 2.0, NULL);
+			svg_line(buf, x, my, x + 20, my, e->colour, 2.0, NULL);
 			break;
 		case PLOT_MARK_DASH:
-			svg_line(buf, x, y - 3, x + 20, y - 3, colour, 1.5, "6 4");
+			svg_line(buf, x, my, x + 20, my, e->colour, 1.5, "6 4");
 			break;
 		default:
-			plot_cross(buf, x + 10, y - 3, 4, colour, NULL);
+			plot_cross(buf, x + 10, my, 4, e->colour, NULL);
 			break;
 	}
-	svg_text(buf, x + 28, y + 1, SVG_START, TICK_FONT, 0, PLOT_INK, label, 20);
-	f->legend_entries++;
+	svg_text(buf, x + 28, y + 13, SVG_START, TICK_FONT, 0, PLOT_INK, e->label,
+			 LEGEND_CHARS);
+}
+
+/* Draw the legend where it covers no data. */
+int
+plot_legend_draw(SvgBuf *buf, const PlotFrame *f)
+{
+	int k;
+	int i;
+
+	if (f->legend_entries == 0)
+		return 1;
+	if (f->legend_outside)
+	{
+		double x = 0.0;
+		double y = f->legend_y + 2.0;
+
+		svg_printf(buf, "<g class=\"legend\">\n");
+		svg_rect(buf, f->legend_x, f->legend_y, f->legend_w, f->legend_h,
+				 "#ffffff", NULL);
+		for (i = 0; i < f->legend_entries; i++)
+		{
+			double w = entry_px(&f->legend[i]) + 16.0;
+
+			if (x > 0.0 && x + w > f->legend_w)
+			{
+				x = 0.0;
+				y += LEGEND_ROW;
+			}
+			legend_entry(buf, &f->legend[i], f->legend_x + x, y);
+			x += w;
+		}
+		svg_printf(buf, "</g>\n");
+		return 1;
+	}
+	for (k = 0; k < 4 && f->blocked[k]; k++)
+		;
+	if (k == 4)
+		return 0;
+	svg_printf(buf, "<g class=\"legend\">\n");
+	svg_rect(buf, f->corner_x[k], f->corner_y[k], f->legend_w, f->legend_h,
+			 "#ffffff", "#e6e6e6");
+	for (i = 0; i < f->legend_entries; i++)
+		legend_entry(buf, &f->legend[i], f->corner_x[k] + LEGEND_PAD,
+					 f->corner_y[k] + LEGEND_PAD - 2.0 + LEGEND_ROW * i);
+	svg_printf(buf, "</g>\n");
+	return 1;
 }
 
 /* "name (unit)". */

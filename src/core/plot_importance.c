@@ -4,7 +4,8 @@
  *	  its Lasso importance (the size of its standardized coefficient) and/or
  *	  its GP importance (1 / length-scale in the unit cube: a short
  *	  length-scale means the objective changes quickly along it; a
- *	  parameter the model left out has an infinite one, a bar of zero), each
+ *	  parameter the model left out, disabled, has an infinite one: no bar
+ *	  but "not in the model"), each
  *	  in a panel of its own with a scale from zero.
  */
 #include <math.h>
@@ -105,6 +106,13 @@ draw_panel(SvgBuf *buf, const ImportancePlot *p, const Panel *panel,
 		double y = top + row * i + row * 0.2;
 		double w = plot_scale_px(&scale, v) - panel->left;
 
+		if (panel->invert && isinf(panel->value[i]))
+		{
+			/* no length-scale: the model left the parameter out */
+			svg_text(buf, panel->left + 4, y + row * 0.3 + 4, SVG_START, 10, 0,
+					 PLOT_GREY, "not in the model", 0);
+			continue;
+		}
 		svg_rect(buf, panel->left, y, w, row * 0.6,
 				 panel->invert ? "#ff7f0e" : PLOT_BLUE, NULL);
 		snprintf(label, sizeof(label), "%.3g", v);

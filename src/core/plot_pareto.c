@@ -2,7 +2,9 @@
  * plot_pareto.c
  *	  The Pareto plot: two metrics of every trial that measured both, the
  *	  non-dominated trials highlighted and the front drawn as the staircase
- *	  that bounds the region they dominate.
+ *	  that bounds the region they dominate.  Trials that broke an outcome
+ *	  constraint are rings and never on the front.  The legend goes where
+ *	  no data is (plot_frame.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@ no_worse(double a, double b, int minimize)
 /* Mark the non-dominated points (O(n^2); studies have few trials). */
 int
 pareto_front_mask(int n, const double *x, const double *y, int x_minimize,
-				  int y_minimize, int *front)
+				  int y_minimize, const int *feasible, int *front)
 {
 	int count = 0;
 	int i;
@@ -28,9 +30,10 @@ pareto_front_mask(int n, const double *x, const double *y, int x_minimize,
 
 	for (i = 0; i < n; i++)
 	{
-		front[i] = 1;
+		front[i] = feasible == NULL || feasible[i];
 		for (j = 0; j < n && front[i]; j++)
-			if (j != i && no_worse(x[j], x[i], x_minimize) &&
+			if (j != i && (feasible == NULL || feasible[j]) &&
+				no_worse(x[j], x[i], x_minimize) &&
 				no_worse(y[j], y[i], y_minimize) &&
 				(x[j] != x[i] || y[j] != y[i]))
 				front[i] = 0;
@@ -87,12 +90,12 @@ sorted_front(const ParetoPlot *p, const int *front, int *order)
  * next point; with x maximized it rises to the next point first.
  */
 static void
-draw_front(SvgBuf *buf, const PlotFrame *f, const ParetoPlot *p,
-		   const int *order, int m)
+draw_front(SvgBuf *buf, PlotFrame *f, const ParetoPlot *p, const int *order,
+		   int m)
 {
 	int k;
 
-	svg_polyline_begin(buf, PLOT_RED, 2.0, NULL);
+	plot_line_begin(buf, f, PLOT_RED, 2.0, NULL);
 	for (k = 0; k < m; k++)
 	{
 		double px = plot_frame_x(f, p->x[order[k]]);
@@ -104,13 +107,88 @@ draw_front(SvgBuf *buf, const PlotFrame *f, const ParetoPlot *p,
 			double prev_py = plot_frame_y(f, p->y[order[k - 1]]);
 
 			if (p->x_minimize)
-				svg_polyline_point(buf, px, prev_py);
+				plot_line_point(buf, f, px, prev_py);
 			else
-				svg_polyline_point(buf, prev_px, py);
+				plot_line_point(buf, f, prev_px, py);
 		}
-		svg_polyline_point(buf, px, py);
+		plot_line_point(buf, f, px, py);
 	}
-	svg_polyline_end(buf);
+	plot_line_end(buf, f, NULL);
+}
+
+/* Draw the plot once (see plot_convergence.c's draw). */
+static int
+draw(const ParetoPlot *p, const int *front, const int *order, int m,
+	 int outside, SvgBuf *buf)
+{
+	PlotFrame f;
+	char tip[160];
+	double x_lo;
+	double x_hi;
+	double y_lo;
+	double y_hi;
+	int n_infeasible = 0;
+	int n_dominated = 0;
+	int i;
+
+	x_lo = x_hi = p->x[0];
+	y_lo = y_hi = p->y[0];
+	for (i = 0; i < p->n; i++)
+	{
+		int ok = p->feasible == NULL || p->feasible[i];
+
+		x_lo = fmin(x_lo, p->x[i]);
+		x_hi = fmax(x_hi, p->x[i]);
+		y_lo = fmin(y_lo, p->y[i]);
+		y_hi = fmax(y_hi, p->y[i]);
+		n_infeasible += !ok;
+		n_dominated += ok && !front[i];
+	}
+
+	plot_frame_init(&f, p->width, p->height, x_lo, x_hi, 0, y_lo, y_hi, 0);
+	if (n_dominated > 0)
+		plot_legend_add(&f, PLOT_MARK_POINT, PLOT_LIGHT, "dominated");
+	if (n_infeasible > 0)
+		plot_legend_add(&f, PLOT_MARK_RING, PLOT_GREY, "broke a constraint");
+	if (m > 0)
+	{
+		plot_legend_add(&f, PLOT_MARK_POINT, PLOT_RED, "non-dominated");
+		plot_legend_add(&f, PLOT_MARK_LINE, PLOT_RED, "Pareto front");
+	}
+	plot_frame_legend_layout(&f, outside);
+
+	svg_begin(buf, f.width, f.height);
+	plot_frame_draw(buf, &f, p->title, p->x_label, p->y_label);
+	if (m > 0)
+		draw_front(buf, &f, p, order, m);
+	svg_printf(buf, "<g class=\"trials\">\n");
+	for (i = 0; i < p->n; i++)
+	{
+		int ok = p->feasible == NULL || p->feasible[i];
+
+		if (front[i])
+			continue;
+		snprintf(tip, sizeof(tip), "trial %.0f: %.6g, %.6g%s", p->number[i],
+				 p->x[i], p->y[i], ok ? "" : " (broke a constraint)");
+		plot_point(buf, &f, plot_frame_x(&f, p->x[i]),
+				   plot_frame_y(&f, p->y[i]), 3.5, ok ? PLOT_LIGHT : "#ffffff",
+				   PLOT_GREY, tip);
+	}
+	svg_printf(buf, "</g>\n<g class=\"front\">\n");
+	for (i = 0; i < p->n; i++)
+	{
+		if (!front[i])
+			continue;
+		snprintf(tip, sizeof(tip), "trial %.0f (non-dominated): %.6g, %.6g",
+				 p->number[i], p->x[i], p->y[i]);
+		plot_point(buf, &f, plot_frame_x(&f, p->x[i]),
+				   plot_frame_y(&f, p->y[i]), 5.0, PLOT_RED, NULL, tip);
+	}
+	svg_printf(buf, "</g>\n");
+	if (!plot_legend_draw(buf, &f))
+		return 0;
+	svg_end(buf);
+	return 1;
 }
 
 /* Draw a Pareto plot. */
@@ -118,16 +196,10 @@ TunerErrorCode
 plot_pareto(const ParetoPlot *p, char **out, TunerStatus *status)
 {
 	SvgBuf buf;
-	PlotFrame f;
-	char tip[128];
 	int *front;
 	int *order;
-	double x_lo;
-	double x_hi;
-	double y_lo;
-	double y_hi;
+	int outside;
 	int m;
-	int i;
 
 	*out = NULL;
 	if (check(p, status) != TUNER_OK)
@@ -140,48 +212,16 @@ plot_pareto(const ParetoPlot *p, char **out, TunerStatus *status)
 		tuner_free(order);
 		return tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
 	}
-	pareto_front_mask(p->n, p->x, p->y, p->x_minimize, p->y_minimize, front);
+	pareto_front_mask(p->n, p->x, p->y, p->x_minimize, p->y_minimize,
+					  p->feasible, front);
 	m = sorted_front(p, front, order);
-	x_lo = x_hi = p->x[0];
-	y_lo = y_hi = p->y[0];
-	for (i = 0; i < p->n; i++)
+	for (outside = 0; outside <= 1; outside++)
 	{
-		x_lo = fmin(x_lo, p->x[i]);
-		x_hi = fmax(x_hi, p->x[i]);
-		y_lo = fmin(y_lo, p->y[i]);
-		y_hi = fmax(y_hi, p->y[i]);
+		svg_init(&buf);
+		if (draw(p, front, order, m, outside, &buf))
+			break;
+		svg_free(&buf);
 	}
-
-	svg_init(&buf);
-	svg_begin(&buf, p->width, p->height);
-	plot_frame_init(&f, p->width, p->height, x_lo, x_hi, 0, y_lo, y_hi, 0);
-	plot_frame_draw(&buf, &f, p->title, p->x_label, p->y_label);
-	draw_front(&buf, &f, p, order, m);
-	svg_printf(&buf, "<g class=\"trials\">\n");
-	for (i = 0; i < p->n; i++)
-	{
-		if (front[i])
-			continue;
-		snprintf(tip, sizeof(tip), "trial %.0f: %.6g, %.6g", p->number[i],
-				 p->x[i], p->y[i]);
-		svg_circle(&buf, plot_frame_x(&f, p->x[i]), plot_frame_y(&f, p->y[i]),
-				   3.5, PLOT_LIGHT, PLOT_GREY, tip);
-	}
-	svg_printf(&buf, "</g>\n<g class=\"front\">\n");
-	for (i = 0; i < p->n; i++)
-	{
-		if (!front[i])
-			continue;
-		snprintf(tip, sizeof(tip), "trial %.0f (non-dominated): %.6g, %.6g",
-				 p->number[i], p->x[i], p->y[i]);
-		svg_circle(&buf, plot_frame_x(&f, p->x[i]), plot_frame_y(&f, p->y[i]),
-				   5.0, PLOT_RED, NULL, tip);
-	}
-	svg_printf(&buf, "</g>\n");
-	plot_legend(&buf, &f, PLOT_MARK_POINT, PLOT_LIGHT, "dominated");
-	plot_legend(&buf, &f, PLOT_MARK_POINT, PLOT_RED, "non-dominated");
-	plot_legend(&buf, &f, PLOT_MARK_LINE, PLOT_RED, "Pareto front");
-	svg_end(&buf);
 	tuner_free(front);
 	tuner_free(order);
 	return svg_finish(&buf, out, status);

@@ -301,11 +301,18 @@ svg_polyline_point(SvgBuf *buf, double x, double y)
 	svg_printf(buf, "%.2f,%.2f ", x, y);
 }
 
-/* End the polyline. */
+/* End the polyline, with a tooltip when given. */
 void
-svg_polyline_end(SvgBuf *buf)
+svg_polyline_end(SvgBuf *buf, const char *tooltip)
 {
-	svg_printf(buf, "\"/>\n");
+	if (tooltip == NULL)
+	{
+		svg_printf(buf, "\"/>\n");
+		return;
+	}
+	svg_printf(buf, "\"><title>");
+	svg_escape(buf, tooltip, 0);
+	svg_printf(buf, "</title></polyline>\n");
 }
 
 /* Hand over the text, or report that memory ran out. */

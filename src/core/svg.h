@@ -68,12 +68,13 @@ extern void svg_text(SvgBuf *buf, double x, double y, int anchor, double size,
 
 /*
  * A polyline through n points; svg_polyline_begin, then one
- * svg_polyline_point per point, then svg_polyline_end.
+ * svg_polyline_point per point, then svg_polyline_end with an optional
+ * tooltip (NULL for none).
  */
 extern void svg_polyline_begin(SvgBuf *buf, const char *stroke, double width,
 							   const char *dash);
 extern void svg_polyline_point(SvgBuf *buf, double x, double y);
-extern void svg_polyline_end(SvgBuf *buf);
+extern void svg_polyline_end(SvgBuf *buf, const char *tooltip);
 
 /*
  * Hand the text to the caller (*out, tuner_free it) or report the

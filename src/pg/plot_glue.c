@@ -4,22 +4,34 @@
  *	  the arrays and labels tuner.plot gathered in plpgsql, check them,
  *	  convert text to UTF-8 for the drawing and the SVG back to the server
  *	  encoding, and run the core in a private memory context.
+ *
+ *	  Entry points whose SQL signature changed keep their old form for a
+ *	  library newer than the extension's SQL (as pg_stat_statements does):
+ *	  tuner_plot_convergence, _slice and _pareto are 0.1.0's, and the
+ *	  _0_3 ones take which trials are feasible (and the best so far, or
+ *	  the best trial) from the SQL side, tuner.best's definition.
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/memutils.h"
 
 #include "plot.h"
 #include "tuner_pg.h"
 
 PG_FUNCTION_INFO_V1(tuner_plot_convergence);
+PG_FUNCTION_INFO_V1(tuner_plot_convergence_0_3);
 PG_FUNCTION_INFO_V1(tuner_plot_slice);
+PG_FUNCTION_INFO_V1(tuner_plot_slice_0_3);
 PG_FUNCTION_INFO_V1(tuner_plot_pareto);
+PG_FUNCTION_INFO_V1(tuner_plot_pareto_0_3);
 PG_FUNCTION_INFO_V1(tuner_plot_importance);
 PG_FUNCTION_INFO_V1(tuner_plot_heatmap);
 
@@ -49,6 +61,67 @@ vector_arg(FunctionCallInfo fcinfo, int argno, const char *name,
 		return palloc(sizeof(double));
 	}
 	return tuner_array_vector(array, name, n);
+}
+
+/*
+ * A one-dimensional float8[] argument whose NULL elements come back as
+ * missing; NaN is refused, and so is infinity unless allow_infinity.
+ */
+static double *
+vector_missing_arg(FunctionCallInfo fcinfo, int argno, const char *name,
+				   double missing, bool allow_infinity, int *n)
+{
+	ArrayType *array;
+	Datum *datums;
+	bool *nulls;
+	double *values;
+	int i;
+
+	tuner_require_arg(fcinfo, argno, name);
+	array = PG_GETARG_ARRAYTYPE_P(argno);
+	if (ARR_ELEMTYPE(array) != FLOAT8OID)
+		elog(ERROR, "%s must be a float8[]", name);
+	if (ARR_NDIM(array) != 1)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("%s must be a one-dimensional, non-empty array",
+							   name)));
+	deconstruct_array(array, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+					  TYPALIGN_DOUBLE, &datums, &nulls, n);
+	values = palloc(mul_size(Max(*n, 1), sizeof(double)));
+	for (i = 0; i < *n; i++)
+	{
+		values[i] = nulls[i] ? missing : DatumGetFloat8(datums[i]);
+		if (!nulls[i] &&
+			(isnan(values[i]) || (isinf(values[i]) && !allow_infinity)))
+			ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+							errmsg("%s must not contain NaN%s", name,
+								   allow_infinity ? "" : " or infinity"),
+							errdetail("Element %d is %s.", i + 1,
+									  isnan(values[i]) ? "NaN" : "infinite"),
+							errhint("Use NULL for a missing value.")));
+	}
+	return values;
+}
+
+/* A bool[] argument without NULLs, as ints, of length n. */
+static int *
+flags_arg(FunctionCallInfo fcinfo, int argno, const char *name, int n)
+{
+	bool *flags;
+	int *values;
+	int m;
+	int i;
+
+	tuner_require_arg(fcinfo, argno, name);
+	flags = tuner_array_bool(PG_GETARG_ARRAYTYPE_P(argno), name, &m);
+	if (m != n)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+						errmsg("%s must have one element per trial", name),
+						errdetail("It has %d elements for %d trials.", m, n)));
+	values = palloc(mul_size(Max(n, 1), sizeof(int)));
+	for (i = 0; i < n; i++)
+		values[i] = flags[i] ? 1 : 0;
+	return values;
 }
 
 /* A text[] argument without NULLs, as UTF-8 C strings. */
@@ -144,8 +217,9 @@ plot_result(TunerErrorCode code, const TunerStatus *status, char *svg,
 /*
  * tuner._plot_convergence(title text, y_label text, numbers float8[],
  *		values float8[], failed float8[], default_value float8,
- *		minimize bool, log_y bool, width int, height int) returns text.
- *		default_value NULL: no default line.
+ *		minimize bool, log_y bool, width int, height int) returns text
+ *		(0.1.0): every trial feasible, the best so far drawn from the
+ *		values.  default_value NULL: no default line.
  */
 Datum
 tuner_plot_convergence(PG_FUNCTION_ARGS)
@@ -159,6 +233,7 @@ tuner_plot_convergence(PG_FUNCTION_ARGS)
 	int m;
 
 	tuner_status_clear(&status);
+	memset(&p, 0, sizeof(p));
 	p.title = utf8_arg(fcinfo, 0, "title");
 	p.y_label = utf8_arg(fcinfo, 1, "y_label");
 	p.number = vector_arg(fcinfo, 2, "numbers", false, &p.n);
@@ -176,9 +251,76 @@ tuner_plot_convergence(PG_FUNCTION_ARGS)
 }
 
 /*
+ * tuner._plot_convergence(title text, y_label text, numbers float8[],
+ *		values float8[], feasible bool[], best float8[], failed float8[],
+ *		default_value float8, minimize bool, log_y bool, width int,
+ *		height int) returns text: feasible marks the trials tuner.best may
+ *		choose, best the best so far at each trial (NULL before the first
+ *		feasible one).  default_value NULL: no default line.
+ */
+Datum
+tuner_plot_convergence_0_3(PG_FUNCTION_ARGS)
+{
+	MemoryContext oldcxt;
+	MemoryContext cxt = plot_context(&oldcxt);
+	ConvergencePlot p;
+	TunerStatus status;
+	TunerErrorCode code;
+	char *svg = NULL;
+	int m;
+
+	tuner_status_clear(&status);
+	memset(&p, 0, sizeof(p));
+	p.title = utf8_arg(fcinfo, 0, "title");
+	p.y_label = utf8_arg(fcinfo, 1, "y_label");
+	p.number = vector_arg(fcinfo, 2, "numbers", false, &p.n);
+	p.value = vector_arg(fcinfo, 3, "values", false, &m);
+	same_length(p.n, m, "numbers", "values");
+	p.feasible = flags_arg(fcinfo, 4, "feasible", p.n);
+	p.best =
+		vector_missing_arg(fcinfo, 5, "best", get_float8_nan(), false, &m);
+	same_length(p.n, m, "numbers", "best");
+	p.failed_number = vector_arg(fcinfo, 6, "failed", true, &p.n_failed);
+	p.has_default = !PG_ARGISNULL(7);
+	p.default_value = p.has_default ? PG_GETARG_FLOAT8(7) : 0.0;
+	p.minimize = bool_arg(fcinfo, 8, "minimize");
+	p.log_y = bool_arg(fcinfo, 9, "log_y");
+	p.width = int_arg(fcinfo, 10, "width");
+	p.height = int_arg(fcinfo, 11, "height");
+	code = plot_convergence(&p, &svg, &status);
+	return plot_result(code, &status, svg, cxt, oldcxt, "convergence plot");
+}
+
+/* The arguments both forms of tuner._plot_slice share. */
+static void
+slice_args(FunctionCallInfo fcinfo, SlicePlot *p, int categories_arg)
+{
+	int m;
+	int k = categories_arg;
+
+	memset(p, 0, sizeof(*p));
+	p->title = utf8_arg(fcinfo, 0, "title");
+	p->x_label = utf8_arg(fcinfo, 1, "x_label");
+	p->y_label = utf8_arg(fcinfo, 2, "y_label");
+	p->x = vector_arg(fcinfo, 3, "x", false, &p->n);
+	p->y = vector_arg(fcinfo, 4, "y", false, &m);
+	same_length(p->n, m, "x", "y");
+	p->number = vector_arg(fcinfo, 5, "numbers", false, &m);
+	same_length(p->n, m, "x", "numbers");
+	if (!PG_ARGISNULL(k))
+		p->categories = names_arg(fcinfo, k, "categories", &p->n_categories);
+	p->x_log = bool_arg(fcinfo, k + 1, "x_log");
+	p->log_y = bool_arg(fcinfo, k + 2, "log_y");
+	p->minimize = bool_arg(fcinfo, k + 3, "minimize");
+	p->width = int_arg(fcinfo, k + 4, "width");
+	p->height = int_arg(fcinfo, k + 5, "height");
+}
+
+/*
  * tuner._plot_slice(title text, x_label text, y_label text, x float8[],
  *		y float8[], numbers float8[], categories text[], x_log bool,
- *		log_y bool, minimize bool, width int, height int) returns text.
+ *		log_y bool, minimize bool, width int, height int) returns text
+ *		(0.1.0): every trial feasible, the best the best value.
  *		categories NULL: a numeric x axis; else x holds label indexes.
  */
 Datum
@@ -190,34 +332,64 @@ tuner_plot_slice(PG_FUNCTION_ARGS)
 	TunerStatus status;
 	TunerErrorCode code;
 	char *svg = NULL;
-	int m;
 
 	tuner_status_clear(&status);
-	p.title = utf8_arg(fcinfo, 0, "title");
-	p.x_label = utf8_arg(fcinfo, 1, "x_label");
-	p.y_label = utf8_arg(fcinfo, 2, "y_label");
-	p.x = vector_arg(fcinfo, 3, "x", false, &p.n);
-	p.y = vector_arg(fcinfo, 4, "y", false, &m);
-	same_length(p.n, m, "x", "y");
-	p.number = vector_arg(fcinfo, 5, "numbers", false, &m);
-	same_length(p.n, m, "x", "numbers");
-	p.categories = NULL;
-	p.n_categories = 0;
-	if (!PG_ARGISNULL(6))
-		p.categories = names_arg(fcinfo, 6, "categories", &p.n_categories);
-	p.x_log = bool_arg(fcinfo, 7, "x_log");
-	p.log_y = bool_arg(fcinfo, 8, "log_y");
-	p.minimize = bool_arg(fcinfo, 9, "minimize");
-	p.width = int_arg(fcinfo, 10, "width");
-	p.height = int_arg(fcinfo, 11, "height");
+	slice_args(fcinfo, &p, 6);
 	code = plot_slice(&p, &svg, &status);
 	return plot_result(code, &status, svg, cxt, oldcxt, "slice plot");
 }
 
 /*
+ * tuner._plot_slice(title text, x_label text, y_label text, x float8[],
+ *		y float8[], numbers float8[], feasible bool[], best_number float8,
+ *		categories text[], x_log bool, log_y bool, minimize bool,
+ *		width int, height int) returns text: feasible marks the trials
+ *		tuner.best may choose, best_number is its trial's (NULL: none).
+ */
+Datum
+tuner_plot_slice_0_3(PG_FUNCTION_ARGS)
+{
+	MemoryContext oldcxt;
+	MemoryContext cxt = plot_context(&oldcxt);
+	SlicePlot p;
+	TunerStatus status;
+	TunerErrorCode code;
+	char *svg = NULL;
+
+	tuner_status_clear(&status);
+	slice_args(fcinfo, &p, 8);
+	p.feasible = flags_arg(fcinfo, 6, "feasible", p.n);
+	p.best_given = 1;
+	p.best_number = PG_ARGISNULL(7) ? get_float8_nan() : PG_GETARG_FLOAT8(7);
+	code = plot_slice(&p, &svg, &status);
+	return plot_result(code, &status, svg, cxt, oldcxt, "slice plot");
+}
+
+/* The arguments both forms of tuner._plot_pareto share. */
+static void
+pareto_args(FunctionCallInfo fcinfo, ParetoPlot *p, int rest)
+{
+	int m;
+
+	memset(p, 0, sizeof(*p));
+	p->title = utf8_arg(fcinfo, 0, "title");
+	p->x_label = utf8_arg(fcinfo, 1, "x_label");
+	p->y_label = utf8_arg(fcinfo, 2, "y_label");
+	p->x = vector_arg(fcinfo, 3, "x", false, &p->n);
+	p->y = vector_arg(fcinfo, 4, "y", false, &m);
+	same_length(p->n, m, "x", "y");
+	p->number = vector_arg(fcinfo, 5, "numbers", false, &m);
+	same_length(p->n, m, "x", "numbers");
+	p->x_minimize = bool_arg(fcinfo, rest, "x_minimize");
+	p->y_minimize = bool_arg(fcinfo, rest + 1, "y_minimize");
+	p->width = int_arg(fcinfo, rest + 2, "width");
+	p->height = int_arg(fcinfo, rest + 3, "height");
+}
+
+/*
  * tuner._plot_pareto(title text, x_label text, y_label text, x float8[],
  *		y float8[], numbers float8[], x_minimize bool, y_minimize bool,
- *		width int, height int) returns text.
+ *		width int, height int) returns text (0.1.0: every trial feasible).
  */
 Datum
 tuner_plot_pareto(PG_FUNCTION_ARGS)
@@ -228,21 +400,32 @@ tuner_plot_pareto(PG_FUNCTION_ARGS)
 	TunerStatus status;
 	TunerErrorCode code;
 	char *svg = NULL;
-	int m;
 
 	tuner_status_clear(&status);
-	p.title = utf8_arg(fcinfo, 0, "title");
-	p.x_label = utf8_arg(fcinfo, 1, "x_label");
-	p.y_label = utf8_arg(fcinfo, 2, "y_label");
-	p.x = vector_arg(fcinfo, 3, "x", false, &p.n);
-	p.y = vector_arg(fcinfo, 4, "y", false, &m);
-	same_length(p.n, m, "x", "y");
-	p.number = vector_arg(fcinfo, 5, "numbers", false, &m);
-	same_length(p.n, m, "x", "numbers");
-	p.x_minimize = bool_arg(fcinfo, 6, "x_minimize");
-	p.y_minimize = bool_arg(fcinfo, 7, "y_minimize");
-	p.width = int_arg(fcinfo, 8, "width");
-	p.height = int_arg(fcinfo, 9, "height");
+	pareto_args(fcinfo, &p, 6);
+	code = plot_pareto(&p, &svg, &status);
+	return plot_result(code, &status, svg, cxt, oldcxt, "pareto plot");
+}
+
+/*
+ * tuner._plot_pareto(title text, x_label text, y_label text, x float8[],
+ *		y float8[], numbers float8[], feasible bool[], x_minimize bool,
+ *		y_minimize bool, width int, height int) returns text: only the
+ *		feasible trials compete for the front.
+ */
+Datum
+tuner_plot_pareto_0_3(PG_FUNCTION_ARGS)
+{
+	MemoryContext oldcxt;
+	MemoryContext cxt = plot_context(&oldcxt);
+	ParetoPlot p;
+	TunerStatus status;
+	TunerErrorCode code;
+	char *svg = NULL;
+
+	tuner_status_clear(&status);
+	pareto_args(fcinfo, &p, 7);
+	p.feasible = flags_arg(fcinfo, 6, "feasible", p.n);
 	code = plot_pareto(&p, &svg, &status);
 	return plot_result(code, &status, svg, cxt, oldcxt, "pareto plot");
 }
@@ -250,7 +433,8 @@ tuner_plot_pareto(PG_FUNCTION_ARGS)
 /*
  * tuner._plot_importance(title text, names text[], lasso float8[],
  *		lengthscales float8[], width int, height int) returns text.
- *		lasso or lengthscales NULL: that panel is left out.
+ *		lasso or lengthscales NULL: that panel is left out; a NULL
+ *		length-scale: a parameter the model left out (disabled).
  */
 Datum
 tuner_plot_importance(PG_FUNCTION_ARGS)
@@ -275,7 +459,9 @@ tuner_plot_importance(PG_FUNCTION_ARGS)
 	}
 	if (!PG_ARGISNULL(3))
 	{
-		p.lengthscale = vector_arg(fcinfo, 3, "lengthscales", false, &m);
+		/* NULL (or 0.1.0's Infinity): a parameter the model left out */
+		p.lengthscale = vector_missing_arg(fcinfo, 3, "lengthscales",
+										   get_float8_infinity(), true, &m);
 		same_length(p.n, m, "names", "lengthscales");
 	}
 	p.width = int_arg(fcinfo, 4, "width");

@@ -75,8 +75,8 @@ DECLARE
 	v_source record;
 	v_known text[] := ARRAY['seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s',
 		'runner', 'icm_rank', 'icm_joint', 'transfer_from', 'bound_margin',
-		'bound_hits', 'noise_sd', 'lease_s', 'max_retries', 'sapphire',
-		'strict_metrics'];
+		'bound_hits', 'noise_sd', 'lease_s', 'max_retries', 'abandon_after_s',
+		'sapphire', 'strict_metrics'];
 BEGIN
 	IF pg_catalog.jsonb_typeof(settings) IS DISTINCT FROM 'object' THEN
 		RAISE EXCEPTION 'settings must be a JSON object'

@@ -1,11 +1,17 @@
 #!/bin/bash
-# test_render.sh: draws every kind of tuner.plot of a small real study
+# test_render.sh: draws every kind of tuner.plot of two small real studies
 # (render_study.sql: Branin with a log-scaled parameter, an auxiliary
-# metric and a multi-task model), checks that each SVG is well-formed XML
-# (xmllint --noout), renders it with Debian's headless Chromium and checks
-# that the PNG is not blank (png_check.py: distinct colours, share of
-# non-white pixels, the plot's own colours present).  A blank SVG must fail
-# the same check, so the check itself is tested.
+# metric and a multi-task model; render_constrained.sql: data in the top
+# right, an outcome constraint, a categorical parameter with eight equal
+# trials, a disabled parameter), checks that each SVG is well-formed XML
+# (xmllint --noout), that its legend covers no data mark or line and that
+# a categorical slice draws no two trials at one place (svg_check.py, on
+# the SVG's geometry), renders it with Debian's headless Chromium and
+# checks that the PNG is not blank (png_check.py: distinct colours, share
+# of non-white pixels, the plot's own colours present).  Both checks are
+# shown to fail: a blank SVG must fail the picture check, and tuner
+# 0.2.0's drawings of the second study (tests/plots/legacy) the geometry
+# check.
 #
 # Needs a server with tuner installed and the PG* variables of a superuser
 # (scripts/test-all.sh runs it inside pg_virtualenv), xmllint and chromium.
@@ -33,6 +39,7 @@ done
 
 createdb "$DB"
 psql -X -q -d "$DB" -f tests/plots/render_study.sql
+psql -X -q -d "$DB" -f tests/plots/render_constrained.sql
 
 # Render an SVG file to a PNG of 800 x 600 pixels.
 render() {
@@ -48,19 +55,25 @@ render() {
 }
 
 failed=0
-# name, kind, options, colours the picture must contain
+# name, study, kind, options, svg_check flags, colours the picture must contain
 check_plot() {
-	local name=$1 kind=$2 options=$3
-	shift 3
+	local name=$1 study=$2 kind=$3 options=$4 flags=$5
+	shift 5
 	local svg="$OUT/$name.svg" png="$OUT/$name.png"
 	if ! psql -X -A -t -q -d "$DB" -v ON_ERROR_STOP=1 \
-		-c "SELECT tuner.plot('branin', '$kind', '$options')" >"$svg"; then
+		-c "SELECT tuner.plot('$study', '$kind', '$options')" >"$svg"; then
 		echo "FAIL $name: tuner.plot failed"
 		failed=$((failed + 1))
 		return
 	fi
 	if ! xmllint --noout "$svg"; then
 		echo "FAIL $name: not well-formed XML"
+		failed=$((failed + 1))
+		return
+	fi
+	# shellcheck disable=SC2086
+	if ! "$PY" tests/plots/svg_check.py $flags "$svg"; then
+		echo "FAIL $name: the legend covers data, or trials are drawn at one place"
 		failed=$((failed + 1))
 		return
 	fi
@@ -74,16 +87,43 @@ check_plot() {
 
 SIZE='"width": 800, "height": 600'
 # blue trial points, red best-so-far line
-check_plot convergence convergence "{$SIZE}" '#1f77b4' '#d62728'
-check_plot convergence_log convergence "{$SIZE, \"log_y\": true}" '#1f77b4' '#d62728'
+check_plot convergence branin convergence "{$SIZE}" '' '#1f77b4' '#d62728'
+check_plot convergence_log branin convergence "{$SIZE, \"log_y\": true}" '' '#1f77b4' '#d62728'
 # blue Lasso bars, orange GP bars
-check_plot importance importance "{$SIZE}" '#1f77b4' '#ff7f0e'
-check_plot slice_step slice "{$SIZE, \"parameter\": \"step\"}" '#1f77b4' '#d62728'
-check_plot slice_x1 slice "{$SIZE, \"parameter\": \"x1\"}" '#1f77b4' '#d62728'
+check_plot importance branin importance "{$SIZE}" '' '#1f77b4' '#ff7f0e'
+check_plot slice_step branin slice "{$SIZE, \"parameter\": \"step\"}" '' '#1f77b4' '#d62728'
+check_plot slice_x1 branin slice "{$SIZE, \"parameter\": \"x1\"}" '' '#1f77b4' '#d62728'
 # red front
-check_plot pareto pareto "{$SIZE, \"x\": \"value\", \"y\": \"cost\"}" '#d62728'
+check_plot pareto branin pareto "{$SIZE, \"x\": \"value\", \"y\": \"cost\"}" '' '#d62728'
 # the diagonal (correlation 1) in ColorBrewer's darkest red
-check_plot task_correlation task_correlation "{$SIZE}" '#b2182b'
+check_plot task_correlation branin task_correlation "{$SIZE}" '' '#b2182b'
+# the second study: data in the top right, trials that broke a constraint,
+# a categorical parameter, a parameter the model left out
+check_plot constrained_convergence constrained convergence "{$SIZE}" '' '#1f77b4' '#d62728'
+check_plot constrained_slice_engine constrained slice "{$SIZE, \"parameter\": \"engine\"}" --categorical '#1f77b4' '#d62728'
+check_plot constrained_slice_threads constrained slice "{$SIZE, \"parameter\": \"threads\"}" '' '#1f77b4' '#d62728'
+check_plot constrained_pareto constrained pareto "{$SIZE, \"x\": \"throughput\", \"y\": \"memory\"}" '' '#d62728'
+check_plot constrained_importance constrained importance "{$SIZE, \"method\": \"lengthscale\"}" '' '#ff7f0e'
+# small canvases: the legend's strip above a plot area full of data
+check_plot constrained_convergence_small constrained convergence '{"width": 300, "height": 200}' '' '#1f77b4' '#d62728'
+check_plot constrained_pareto_small constrained pareto '{"width": 240, "height": 200, "x": "throughput", "y": "memory"}' '' '#d62728'
+
+# The geometry check must be able to fail: tuner 0.2.0 drew the second
+# study's legend over data, and its hash trials at one place.
+for legacy in convergence pareto; do
+	if "$PY" tests/plots/svg_check.py "tests/plots/legacy/$legacy.svg" >/dev/null; then
+		echo "FAIL legacy $legacy: 0.2.0's legend over data passed the check"
+		failed=$((failed + 1))
+	else
+		echo "ok   legacy $legacy: 0.2.0's legend over data is rejected"
+	fi
+done
+if "$PY" tests/plots/svg_check.py --categorical tests/plots/legacy/slice_engine.svg >/dev/null; then
+	echo "FAIL legacy slice_engine: 0.2.0's trials at one place passed the check"
+	failed=$((failed + 1))
+else
+	echo "ok   legacy slice_engine: 0.2.0's trials at one place are rejected"
+fi
 
 # The check must be able to fail: a white page is blank.
 cat >"$OUT/blank.svg" <<'SVG'

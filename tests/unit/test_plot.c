@@ -3,7 +3,11 @@
  *	  Unit tests of the plots: nice ticks and their labels against
  *	  hand-worked cases, XML escaping, the Pareto front, and every kind of
  *	  plot checked for well-formed XML (a small tag-matching checker) with
- *	  names full of markup, its marks counted, and its input errors.
+ *	  names full of markup, its marks counted, and its input errors; the
+ *	  legend checked against every data mark's box (it must go to a free
+ *	  corner, or above the plot area when there is none), trials that
+ *	  broke a constraint kept off the best so far and the front, and the
+ *	  trials of a category spread across its column.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +306,199 @@ count(const char *s, const char *needle)
 
 static const char *const nasty[] = {"a<b", "x&y", "q\"uote'", "</svg>"};
 
+/* The legend's box (the first rect after <g class="legend">): 0 if none. */
+static int
+legend_box(const char *svg, double *box)
+{
+	const char *g = strstr(svg, "<g class=\"legend\">");
+	double w;
+	double h;
+
+	if (g == NULL || (g = strstr(g, "<rect ")) == NULL ||
+		sscanf(g, "<rect x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"",
+			   &box[0], &box[1], &w, &h) != 4)
+		return 0;
+	box[2] = box[0] + w;
+	box[3] = box[1] + h;
+	return 1;
+}
+
+/*
+ * Whether the SVG has a legend and no data circle (one with a tooltip)
+ * or polyline point lies under it (tests/plots/svg_check.py checks the
+ * segments too).
+ */
+static int
+legend_clear(const char *svg)
+{
+	double box[4];
+	const char *p = svg;
+
+	if (!legend_box(svg, box))
+		return 0;
+	while ((p = strstr(p, "<circle ")) != NULL)
+	{
+		double cx;
+		double cy;
+		double r;
+		const char *end = strchr(p, '>');
+
+		if (sscanf(p, "<circle cx=\"%lf\" cy=\"%lf\" r=\"%lf\"", &cx, &cy,
+				   &r) == 3 &&
+			end != NULL && strncmp(end, "><title>", 8) == 0 &&
+			cx + r >= box[0] && cx - r <= box[2] && cy + r >= box[1] &&
+			cy - r <= box[3])
+			return 0;
+		p++;
+	}
+	p = svg;
+	while ((p = strstr(p, " points=\"")) != NULL)
+	{
+		double x;
+		double y;
+		int used;
+
+		p += 9;
+		while (sscanf(p, "%lf,%lf %n", &x, &y, &used) == 2)
+		{
+			if (x >= box[0] && x <= box[2] && y >= box[1] && y <= box[3])
+				return 0;
+			p += used;
+		}
+	}
+	return 1;
+}
+
+/* The x of every data circle, in order: how many were found. */
+static int
+data_xs(const char *svg, double *xs, int max)
+{
+	const char *p = svg;
+	int n = 0;
+
+	while ((p = strstr(p, "<circle ")) != NULL && n < max)
+	{
+		double cx;
+		const char *end = strchr(p, '>');
+
+		if (sscanf(p, "<circle cx=\"%lf\"", &cx) == 1 && end != NULL &&
+			strncmp(end, "><title>", 8) == 0)
+			xs[n++] = cx;
+		p++;
+	}
+	return n;
+}
+
+/*
+ * The legend goes to a free corner (top right first), else to a strip
+ * above the plot area; either way it covers no data.
+ */
+static void
+test_legend_placement(void)
+{
+	double number[40];
+	double value[40];
+	double box[4];
+	ConvergencePlot p = {"legend", "y", 40, number, value, 0, NULL, 0, 0,
+						 1, 0, 720, 480, NULL, NULL};
+	TunerStatus status;
+	char *svg = NULL;
+	int i;
+
+	/* falling values, minimized: the top right is free */
+	for (i = 0; i < 40; i++)
+	{
+		number[i] = i + 1;
+		value[i] = 100 - 2 * i;
+	}
+	CHECK(plot_convergence(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && legend_box(svg, box) && box[2] > 600 && box[1] < 100);
+	CHECK(svg != NULL && legend_clear(svg));
+	free(svg);
+	/* rising values, maximized: the top right holds the last trials and
+	 * the best so far; the legend goes to the top left */
+	p.minimize = 0;
+	for (i = 0; i < 40; i++)
+		value[i] = 2 * i;
+	CHECK(plot_convergence(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && legend_box(svg, box) && box[0] < 200 && box[1] < 100);
+	CHECK(svg != NULL && legend_clear(svg));
+	free(svg);
+	/* data in every corner: a strip above the plot area (top 48 px at
+	 * least), which moves down under it */
+	for (i = 0; i < 40; i++)
+		value[i] = i % 2 ? 100 : 0;
+	CHECK(plot_convergence(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && well_formed(svg));
+	CHECK(svg != NULL && legend_box(svg, box) && box[3] <= 48 + 18);
+	CHECK(svg != NULL && legend_clear(svg));
+	CHECK(svg != NULL && strstr(svg, "height=\"480\"") != NULL);
+	free(svg);
+	/* on a small canvas the strip needs more room: the canvas grows */
+	p.width = 200;
+	p.height = 200;
+	CHECK(plot_convergence(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && well_formed(svg));
+	CHECK(svg != NULL && legend_clear(svg));
+	CHECK(svg != NULL && strstr(svg, "height=\"200\"") == NULL);
+	free(svg);
+}
+
+/*
+ * The trials of a category take evenly spaced slots across its column,
+ * in an order from their numbers, the same every time.
+ */
+static void
+test_category_offsets(void)
+{
+	double x[] = {0, 1, 0, 0, 2, 0};
+	double number[] = {1, 2, 3, 4, 5, 6};
+	double offset[6];
+	double again[6];
+	double slots[4];
+	double y[] = {5, 5, 5, 5, 5, 5};
+	double xs[8];
+	const char *const labels[] = {"a", "b", "c"};
+	SlicePlot p = {"slice", "kind", "loss", 6, x, y, number, labels, 3, 0, 0,
+				   1, 720, 480, NULL, 0, 0};
+	TunerStatus status;
+	char *svg = NULL;
+	int n;
+	int i;
+	int j;
+
+	CHECK(plot_category_offsets(6, x, number, 0.6, 42, offset, &status) ==
+		  TUNER_OK);
+	CHECK(plot_category_offsets(6, x, number, 0.6, 42, again, &status) ==
+		  TUNER_OK);
+	CHECK(memcmp(offset, again, sizeof(offset)) == 0);
+	/* a lone trial stays in the middle of its column */
+	CHECK(offset[1] == 0.0 && offset[4] == 0.0);
+	/* the four of category 0 take the slots -0.225, -0.075, 0.075, 0.225 */
+	slots[0] = offset[0];
+	slots[1] = offset[2];
+	slots[2] = offset[3];
+	slots[3] = offset[5];
+	for (i = 0; i < 4; i++)
+	{
+		int found = 0;
+
+		for (j = 0; j < 4; j++)
+			found += fabs(slots[j] - (-0.225 + 0.15 * i)) < 1e-12;
+		CHECK(found == 1);
+	}
+	/* drawn: six trials of one value at six places */
+	CHECK(plot_slice(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && well_formed(svg));
+	n = svg != NULL ? data_xs(svg, xs, 8) : 0;
+	CHECK(n == 6);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			CHECK(fabs(xs[i] - xs[j]) > 1.0);
+	CHECK(svg != NULL && legend_clear(svg));
+	free(svg);
+}
+
 static void
 test_well_formed_checker(void)
 {
@@ -318,8 +515,10 @@ test_convergence(void)
 	double number[] = {1, 2, 3, 5};
 	double value[] = {10, 4, 7, 2};
 	double failed[] = {4};
+	int feasible[] = {1, 1, 1, 0};
+	double best[] = {NAN, 4, 4, 4};
 	ConvergencePlot p = {"study \"a<b\" & co", "value <ms>", 4, number,
-						 value, 1, failed, 1, 8.0, 1, 0, 720, 480};
+						 value, 1, failed, 1, 8.0, 1, 0, 720, 480, NULL, NULL};
 	TunerStatus status;
 	char *svg = NULL;
 
@@ -330,7 +529,28 @@ test_convergence(void)
 	CHECK(svg != NULL && strstr(svg, "study &quot;a&lt;b&quot; &amp; co"));
 	CHECK(svg != NULL && strstr(svg, "value &lt;ms&gt;"));
 	CHECK(svg != NULL && strstr(svg, ">default</text>"));
+	CHECK(svg != NULL && strstr(svg, "best so far: 2</title>"));
+	CHECK(svg != NULL && legend_clear(svg));
 	free(svg);
+
+	/* trial 5 (value 2) broke a constraint: rings, the best stays 4 */
+	p.feasible = feasible;
+	CHECK(plot_convergence(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && well_formed(svg));
+	CHECK(svg != NULL && count(svg, "(broke a constraint)</title>") == 1);
+	CHECK(svg != NULL && strstr(svg, ">broke a constraint</text>"));
+	CHECK(svg != NULL && strstr(svg, "best so far: 4</title>"));
+	free(svg);
+	/* the best so far as given: none before trial 2, then 4 */
+	p.best = best;
+	CHECK(plot_convergence(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && strstr(svg, "best so far: 4</title>"));
+	free(svg);
+	best[1] = INFINITY;
+	CHECK(plot_convergence(&p, &svg, &status) == TUNER_ERR_INVALID);
+	best[1] = 4;
+	p.best = NULL;
+	p.feasible = NULL;
 
 	p.log_y = 1;
 	value[1] = 0;
@@ -355,8 +575,9 @@ test_slice(void)
 	double y[] = {5, 3, 1, 4};
 	double number[] = {1, 2, 3, 4};
 	double idx[] = {0, 1, 2, 1};
+	int feasible[] = {1, 1, 0, 1};
 	SlicePlot p = {"slice", "lr", "loss", 4, x, y, number, NULL, 0, 1, 0, 1,
-				   720, 480};
+				   720, 480, NULL, 0, 0};
 	TunerStatus status;
 	char *svg = NULL;
 
@@ -366,7 +587,28 @@ test_slice(void)
 	/* log decades as tick labels */
 	CHECK(svg != NULL && strstr(svg, ">0.001</text>") != NULL);
 	CHECK(svg != NULL && strstr(svg, ">1000</text>") != NULL);
+	/* the best trial: trial 3 (loss 1), red and larger */
+	CHECK(svg != NULL && strstr(svg, "r=\"5.50\" fill=\"#d62728\"><title>trial 3:") != NULL);
 	free(svg);
+	/* trial 3 broke a constraint: a ring, and the best is trial 2 */
+	p.feasible = feasible;
+	CHECK(plot_slice(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && strstr(svg, "r=\"5.50\" fill=\"#d62728\"><title>trial 2:") != NULL);
+	CHECK(svg != NULL && count(svg, "(broke a constraint)</title>") == 1);
+	free(svg);
+	/* the best as given (tuner.best's trial), or none */
+	p.best_given = 1;
+	p.best_number = 4;
+	CHECK(plot_slice(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && strstr(svg, "r=\"5.50\" fill=\"#d62728\"><title>trial 4:") != NULL);
+	free(svg);
+	p.best_number = NAN;
+	CHECK(plot_slice(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && strstr(svg, "r=\"5.50\"") == NULL);
+	CHECK(svg != NULL && strstr(svg, ">best trial</text>") == NULL);
+	free(svg);
+	p.best_given = 0;
+	p.feasible = NULL;
 
 	p.categories = nasty;
 	p.n_categories = 4;
@@ -391,28 +633,42 @@ test_pareto(void)
 	double x[] = {1, 2, 3, 4, 2};
 	double y[] = {5, 3, 4, 1, 3};
 	double number[] = {1, 2, 3, 4, 5};
+	int feasible[] = {0, 1, 1, 1, 1};
 	int front[5];
 	ParetoPlot p = {"pareto", "latency (ms)", "errors", 5, x, y, number, 1, 1,
-					720, 480};
+					720, 480, NULL};
 	TunerStatus status;
 	char *svg = NULL;
 
 	/* both minimized: (3, 4) is dominated by (2, 3); the twin (2, 3) is not */
-	CHECK(pareto_front_mask(5, x, y, 1, 1, front) == 4);
+	CHECK(pareto_front_mask(5, x, y, 1, 1, NULL, front) == 4);
 	CHECK(front[0] && front[1] && !front[2] && front[3] && front[4]);
 	/* both maximized: only (3, 4), (4, 1) and (1, 5) are not beaten */
-	CHECK(pareto_front_mask(5, x, y, 0, 0, front) == 3);
+	CHECK(pareto_front_mask(5, x, y, 0, 0, NULL, front) == 3);
 	CHECK(front[0] && !front[1] && front[2] && front[3] && !front[4]);
 	/* x minimized, y maximized: (1, 5) beats everything */
-	CHECK(pareto_front_mask(5, x, y, 1, 0, front) == 1);
+	CHECK(pareto_front_mask(5, x, y, 1, 0, NULL, front) == 1);
 	CHECK(front[0]);
+	/* (1, 5) broke a constraint: it is off the front, and beats nothing */
+	CHECK(pareto_front_mask(5, x, y, 1, 0, feasible, front) == 3);
+	CHECK(!front[0] && front[1] && front[2] && !front[3] && front[4]);
 
 	CHECK(plot_pareto(&p, &svg, &status) == TUNER_OK);
 	CHECK(svg != NULL && well_formed(svg));
 	CHECK(svg != NULL && count(svg, "(non-dominated)") == 4);
 	CHECK(svg != NULL && count(svg, "<title>trial") == 5);
 	CHECK(svg != NULL && count(svg, "<polyline") == 1);
+	CHECK(svg != NULL && legend_clear(svg));
 	free(svg);
+	/* a trial that broke a constraint: a ring, never on the front */
+	p.feasible = feasible;
+	CHECK(plot_pareto(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && well_formed(svg));
+	CHECK(svg != NULL && count(svg, "(non-dominated)") == 3);
+	CHECK(svg != NULL && count(svg, "(broke a constraint)</title>") == 1);
+	CHECK(svg != NULL && legend_clear(svg));
+	free(svg);
+	p.feasible = NULL;
 	x[2] = INFINITY;
 	CHECK(plot_pareto(&p, &svg, &status) == TUNER_ERR_INVALID);
 }
@@ -448,10 +704,12 @@ test_importance(void)
 	p.lengthscale = NULL;
 	CHECK(plot_importance(&p, &svg, &status) == TUNER_ERR_INVALID);
 	p.lengthscale = ls;
-	/* a parameter the model left out: a bar of zero */
+	/* a parameter the model left out: no bar, "not in the model" */
 	ls[2] = INFINITY;
 	CHECK(plot_importance(&p, &svg, &status) == TUNER_OK);
 	CHECK(svg != NULL && well_formed(svg));
+	CHECK(svg != NULL && count(svg, "<rect") == 1 + 3);
+	CHECK(svg != NULL && count(svg, ">not in the model</text>") == 1);
 	free(svg);
 	ls[1] = 0;
 	CHECK(plot_importance(&p, &svg, &status) == TUNER_ERR_INVALID);
@@ -497,6 +755,8 @@ test_plot(void)
 	test_escape();
 	test_well_formed_checker();
 	test_convergence();
+	test_legend_placement();
+	test_category_offsets();
 	test_slice();
 	test_pareto();
 	test_importance();
