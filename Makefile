@@ -42,6 +42,7 @@ CORE_OBJS = \
 	src/core/suggest_clustered.o \
 	src/core/lasso.o \
 	src/core/lasso_fast.o \
+	src/core/relevance.o \
 	src/core/svg.o \
 	src/core/plot_scale.o \
 	src/core/plot_frame.o \
@@ -63,6 +64,7 @@ PG_OBJS = \
 	src/pg/feasibility_glue.o \
 	src/pg/clusters_glue.o \
 	src/pg/lasso_glue.o \
+	src/pg/relevance_glue.o \
 	src/pg/runner_exec.o \
 	src/pg/runner_program.o \
 	src/pg/worker.o \
