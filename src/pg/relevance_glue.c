@@ -204,7 +204,24 @@ tuner_rank_parameters(PG_FUNCTION_ARGS)
 							 errdetail("Element %d is %d.", k + 1,
 									   categories[k])));
 				else if (categories[k] > 0)
+				{
+					int i;
+
 					tuner_check_choices(categories[k], k + 1);
+					for (i = 0; i < n; i++)
+						if (x[(size_t)i * p + k] < 0.0 ||
+							x[(size_t)i * p + k] > 1.0)
+							ereport(
+								ERROR,
+								(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+								 errmsg("x of a categorical parameter must "
+										"be in [0, 1]"),
+								 errdetail("Row %d, column %d is %g.", i + 1,
+										   k + 1, x[(size_t)i * p + k]),
+								 errhint("A choice's coordinate is the "
+										 "centre of its bin, (index + 0.5) "
+										 "/ choices.")));
+				}
 		}
 		if (n < 2)
 			use_gp = false;
