@@ -42,6 +42,7 @@ CORE_OBJS = \
 	src/core/suggest_clustered.o \
 	src/core/lasso.o \
 	src/core/lasso_fast.o \
+	src/core/relevance.o \
 	src/core/svg.o \
 	src/core/plot_scale.o \
 	src/core/plot_frame.o \
@@ -63,6 +64,7 @@ PG_OBJS = \
 	src/pg/feasibility_glue.o \
 	src/pg/clusters_glue.o \
 	src/pg/lasso_glue.o \
+	src/pg/relevance_glue.o \
 	src/pg/runner_exec.o \
 	src/pg/runner_program.o \
 	src/pg/worker.o \
@@ -82,7 +84,7 @@ TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \
 	$(wildcard src/exec/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema limits strict_metrics trial_id replay_sessions conditions best_feasible abandoned
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema limits strict_metrics trial_id replay_sessions conditions best_feasible abandoned ranking
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

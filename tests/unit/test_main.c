@@ -38,6 +38,7 @@ main(int argc, char **argv)
 		{"icm_units", test_icm_units},
 		{"icm_joint", test_icm_joint},
 		{"lasso", test_lasso},
+		{"relevance", test_relevance},
 		{"categorical", test_categorical},
 		{"plot", test_plot},
 		{"feasibility", test_feasibility},

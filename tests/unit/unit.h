@@ -55,6 +55,7 @@ void		test_additive_posterior(void);
 void		test_icm_units(void);
 void		test_icm_joint(void);
 void		test_lasso(void);
+void		test_relevance(void);
 void		test_categorical(void);
 void		test_plot(void);
 void		test_feasibility(void);
