@@ -128,72 +128,43 @@ format:
 format-check:
 	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES)
 
-# The RocksDB trial runner (a standalone program linked with librocksdb):
-# built with the extension, installed into $(pg_config --bindir).
-RUNNER_ROCKSDB_DIR = src/runners/rocksdb
-
-.PHONY: runner-rocksdb install-runner-rocksdb clean-runner-rocksdb
-
-all: runner-rocksdb
-install: install-runner-rocksdb
-clean: clean-runner-rocksdb
-
-runner-rocksdb:
-	$(MAKE) -C $(RUNNER_ROCKSDB_DIR) PG_CONFIG=$(PG_CONFIG)
-
-install-runner-rocksdb: runner-rocksdb
-	$(MAKE) -C $(RUNNER_ROCKSDB_DIR) install PG_CONFIG=$(PG_CONFIG)
-
-clean-runner-rocksdb:
-	$(MAKE) -C $(RUNNER_ROCKSDB_DIR) clean
-
-# The FastQuery-style workload program (MPICH + parallel HDF5 + pthreads):
-# built with its own flags (mpicc.mpich, pkg-config hdf5-mpich), installed
-# into $(pg_config --bindir) like tuner_rocksdb.
-RUNNER_FASTQUERY_DIR = src/runners/fastquery
-
-.PHONY: runner-fastquery install-runner-fastquery clean-runner-fastquery
-
-all: runner-fastquery
-install: install-runner-fastquery
-clean: clean-runner-fastquery
-
-runner-fastquery:
-	$(MAKE) -C $(RUNNER_FASTQUERY_DIR) PG_CONFIG=$(PG_CONFIG)
-
-install-runner-fastquery: runner-fastquery
-	$(MAKE) -C $(RUNNER_FASTQUERY_DIR) install PG_CONFIG=$(PG_CONFIG)
-
-clean-runner-fastquery:
-	$(MAKE) -C $(RUNNER_FASTQUERY_DIR) clean
-# The Ceph trial runner (a standalone program linked with librados):
-# built with the extension, installed into $(pg_config --bindir).
-RUNNER_CEPH_DIR = src/runners/ceph
-
-.PHONY: runner-ceph install-runner-ceph clean-runner-ceph
-
-all: runner-ceph
-install: install-runner-ceph
-clean: clean-runner-ceph
-
-runner-ceph:
-	$(MAKE) -C $(RUNNER_CEPH_DIR) PG_CONFIG=$(PG_CONFIG)
-
-install-runner-ceph: runner-ceph
-	$(MAKE) -C $(RUNNER_CEPH_DIR) install PG_CONFIG=$(PG_CONFIG)
-
-clean-runner-ceph:
-	$(MAKE) -C $(RUNNER_CEPH_DIR) clean
-
-# tuner-agent, the remote runner agent (a libpq client program): built
-# with the extension, installed into $(pg_config --bindir).
+# The standalone programs: the trial runners (src/runners/*) and
+# tuner-agent (src/agent).  Each has a dependency list of its own
+# (scripts/install-deps.sh rocksdb|fastquery|ceph|agent), so none is built
+# by "make" or installed by "make install", which need only the
+# extension's (scripts/install-deps.sh core); each is built and installed
+# into $(pg_config --bindir) by its own targets:
+#   make runner-rocksdb      make install-runner-rocksdb     (and so on)
+#   make runners             make install-runners            (all runners)
+#   make agent               make install-agent
+#   make world               make install-world   (extension and programs)
+# "make clean" cleans them all, without needing their libraries.
+RUNNERS = rocksdb fastquery ceph
+RUNNER_TARGETS = $(addprefix runner-,$(RUNNERS))
+RUNNER_INSTALL = $(addprefix install-runner-,$(RUNNERS))
+RUNNER_UNINSTALL = $(addprefix uninstall-runner-,$(RUNNERS))
+RUNNER_CLEAN = $(addprefix clean-runner-,$(RUNNERS))
 AGENT_DIR = src/agent
 
-.PHONY: agent install-agent clean-agent
+.PHONY: runners install-runners uninstall-runners agent install-agent \
+	uninstall-agent clean-agent world install-world uninstall-world \
+	$(RUNNER_TARGETS) $(RUNNER_INSTALL) $(RUNNER_UNINSTALL) $(RUNNER_CLEAN)
 
-all: agent
-install: install-agent
-clean: clean-agent
+runners: $(RUNNER_TARGETS)
+install-runners: $(RUNNER_INSTALL)
+uninstall-runners: $(RUNNER_UNINSTALL)
+
+$(RUNNER_TARGETS): runner-%:
+	$(MAKE) -C src/runners/$* PG_CONFIG=$(PG_CONFIG)
+
+$(RUNNER_INSTALL): install-runner-%: runner-%
+	$(MAKE) -C src/runners/$* install PG_CONFIG=$(PG_CONFIG)
+
+$(RUNNER_UNINSTALL): uninstall-runner-%:
+	$(MAKE) -C src/runners/$* uninstall PG_CONFIG=$(PG_CONFIG)
+
+$(RUNNER_CLEAN): clean-runner-%:
+	$(MAKE) -C src/runners/$* clean
 
 agent:
 	$(MAKE) -C $(AGENT_DIR) PG_CONFIG=$(PG_CONFIG)
@@ -201,5 +172,14 @@ agent:
 install-agent: agent
 	$(MAKE) -C $(AGENT_DIR) install PG_CONFIG=$(PG_CONFIG)
 
+uninstall-agent:
+	$(MAKE) -C $(AGENT_DIR) uninstall PG_CONFIG=$(PG_CONFIG)
+
 clean-agent:
 	$(MAKE) -C $(AGENT_DIR) clean
+
+clean: $(RUNNER_CLEAN) clean-agent
+
+world: all runners agent
+install-world: install install-runners install-agent
+uninstall-world: uninstall uninstall-runners uninstall-agent

@@ -1,8 +1,11 @@
 #!/bin/bash
 # test-all.sh: README command 2, and what .ci/run calls.  Runs the whole
 # test suite on a fresh Debian 12 machine as root:
-#   deps       install every package (scripts/install-deps.sh)
-#   build      compile with -Wall -Wextra -Werror and assertions
+#   deps       install every package (scripts/install-deps.sh all)
+#   build      compile the extension, the runners and tuner-agent (make
+#              world) with -Wall -Wextra -Werror and assertions
+#   lean-build tests/lean_build.sh: make alone builds only the extension,
+#              from the core packages' headers and libraries
 #   format     clang-format check of src/ (fails on any difference)
 #   unit       C unit tests of src/core (make unittest)
 #   fuzz       tests/fuzz: every SQL function 10,000 times with bad input
@@ -17,7 +20,7 @@
 #              intervals and verdicts, bench/tuning.py)
 #   ceph-cluster    tests/ceph/test_cluster.sh (a real throwaway Ceph cluster)
 #   runner-ceph     tests/runners/test_ceph.sh (tuner_ceph on such a cluster)
-#   install    make install
+#   install    make install-world (the extension, runners and agent)
 #   ceph-study tests/ceph/test_study.sh (a 6-trial study of the ceph preset
 #              through background workers on a real cluster, as postgres)
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
@@ -71,7 +74,7 @@ format_check() {
 
 build() {
 	make clean >/dev/null &&
-		make -j2 COPT='-DUSE_ASSERT_CHECKING'
+		make -j2 world COPT='-DUSE_ASSERT_CHECKING'
 }
 
 # OpenBLAS chooses its kernels from the CPU's model, and its 0.3.21 does
@@ -130,11 +133,13 @@ in_cluster() {
 	return 0
 }
 
-if ! suite deps bash scripts/install-deps.sh; then
+if ! suite deps bash scripts/install-deps.sh all; then
 	summary
 	exit 1
 fi
 suite build build
+# The extension alone from its own dependencies, in a scratch copy (~1 min).
+suite lean-build bash tests/lean_build.sh
 suite format format_check
 suite unit make unittest
 # Bad input at volume: sanitized builds, fails on any crash or report.
@@ -155,7 +160,7 @@ suite bench-tuning "$PYTHON" tests/bench/test_tuning.py
 suite ceph-cluster bash tests/ceph/test_cluster.sh
 # Ceph runner: config set/readback, OSD restarts, refusals, workload (~2 min).
 suite runner-ceph bash tests/runners/test_ceph.sh
-if suite install make install; then
+if suite install make install-world; then
 	# The ceph preset: a 6-trial Sapphire study through tuner.run on a real
 	# cluster started as postgres (~4 min); needs the installed extension.
 	suite ceph-study bash tests/ceph/test_study.sh

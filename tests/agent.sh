@@ -46,7 +46,7 @@ TEST_NAME=agent
 # the PG* environment).  An array, not a function: $! must be the agent.
 RUN_AGENT=("$AGENT" --dsn "dbname=$DB")
 
-[ -x "$AGENT" ] || fail "$AGENT is not built (make)"
+[ -x "$AGENT" ] || fail "$AGENT is not built (make agent)"
 
 # Usage errors exit 2 before connecting.
 expect_exit() {

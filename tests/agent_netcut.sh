@@ -42,7 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-[ -x "$AGENT" ] || fail "$AGENT is not built (make)"
+[ -x "$AGENT" ] || fail "$AGENT is not built (make agent)"
 command -v socat >/dev/null || fail "socat is not installed (scripts/install-deps.sh)"
 
 # Where the relay forwards to: the server of the PG* environment.

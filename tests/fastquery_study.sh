@@ -9,7 +9,8 @@
 # process of the trial is left) and the trial is failed.
 # Needs a server reachable through the PG* environment (pg_virtualenv)
 # with tuner installed.  FQ_RUNNER: the runner program to register
-# (default: tuner_fastquery_runner from PostgreSQL's bindir).
+# (default: tuner_fastquery_runner from PostgreSQL's bindir, installed by
+# make install-runner-fastquery).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

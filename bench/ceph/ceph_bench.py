@@ -154,7 +154,7 @@ def main():
     bindir = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, check=True).stdout.strip()
     program = os.environ.get("DESTDIR", "") + os.path.join(bindir, "tuner_ceph")
     if not os.access(program, os.X_OK):
-        sys.exit("%s is not executable: build and install first (make install [DESTDIR=...])" % program)
+        sys.exit("%s is not executable: build and install first (make install install-runner-ceph [DESTDIR=...])" % program)
     q(conn, "SELECT tuner.register_runner('ceph', %s)", (program,))
     dba = q(conn, "SELECT pg_catalog.pg_get_userbyid(datdba) FROM pg_database WHERE datname = 'template0'")[0][0]
     cluster_dir = a.cluster_dir or os.environ.get("TUNER_CEPH_DIR") or \

@@ -5,7 +5,7 @@
 # the same budget, the winners re-measured against the default.
 #
 # Run as root.  Assumes the extension and tuner_ceph are built and
-# installed (make && make install, or make install DESTDIR=/path for a
+# installed (make install install-runner-ceph, or with DESTDIR=/path for a
 # private install: DESTDIR=/path bash bench/ceph/run.sh ...).  Starts the
 # test cluster (tests/ceph/cluster.sh) as the server's OS user
 # (TUNER_CEPH_USER, default postgres) in TUNER_CEPH_DIR (default that

@@ -104,7 +104,7 @@ def main():
     bindir = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, check=True).stdout.strip()
     program = os.environ.get("DESTDIR", "") + os.path.join(bindir, "tuner_fastquery_runner")
     if not os.access(program, os.X_OK):
-        sys.exit("%s is not executable: build and install first (make install [DESTDIR=...])" % program)
+        sys.exit("%s is not executable: build and install first (make install install-runner-fastquery [DESTDIR=...])" % program)
     q(conn, "SELECT tuner.register_runner('fastquery', %s)", (program,))
     # The server runs the runner as its own OS user; the direct runs do the
     # same (when we are root) and share the data dir, so every run reads

@@ -5,8 +5,8 @@
 # the same budget, the winners re-measured.
 #
 # Assumes the extension and tuner_fastquery_runner are built and installed
-# (make && make install, or make install DESTDIR=/path for a private
-# install: DESTDIR=/path bash bench/fastquery/run.sh ...).  Without
+# (make install install-runner-fastquery, or with DESTDIR=/path for a
+# private install: DESTDIR=/path bash bench/fastquery/run.sh ...).  Without
 # PGHOST/PGPORT in the environment it starts a throwaway cluster with
 # pg_virtualenv; with them it uses that server (the caller must be allowed
 # to run programs there, and this script must run as root or as the

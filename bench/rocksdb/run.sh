@@ -3,8 +3,8 @@
 # section "3. RocksDB tuning"): GP-EI studies of the rocksdb preset against
 # a long random search, with the winners re-measured.
 #
-# Assumes the extension and tuner_rocksdb are built and installed (make &&
-# make install).  Without PGHOST/PGPORT in the environment it starts a
+# Assumes the extension and tuner_rocksdb are built and installed (make
+# install install-runner-rocksdb).  Without PGHOST/PGPORT in the environment it starts a
 # throwaway cluster with pg_virtualenv; with them it uses that server (the
 # caller must be allowed to run programs there, and this script must run
 # as root or as the server's OS user so the direct runs match the server's).

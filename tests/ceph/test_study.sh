@@ -5,7 +5,8 @@
 # tests/ceph/cluster.sh's, started as the OS user postgres (the server runs
 # trials as postgres) in a temporary directory on its own port and purged
 # at the end; the trials run the installed tuner_ceph.  Needs root (runuser)
-# and the extension installed (make install).  Prints "N passed, N failed",
+# and the extension and tuner_ceph installed (make install
+# install-runner-ceph).  Prints "N passed, N failed",
 # exits non-zero on any failure.  About 3-5 minutes.
 #
 #   bash tests/ceph/test_study.sh

@@ -26,6 +26,7 @@
 #include "ceph_input.h"
 #include "cephcmd.h"
 #include "json.h"
+#include "runner_common.h"
 #include "work_dir.h"
 #include "workload.h"
 
@@ -33,7 +34,6 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_FAILED   1
-#define EXIT_BADINPUT 2
-#define MAX_STDIN     (1 << 20)
-#define MAX_OSDS      16
-
-static const char *progname = "tuner_ceph";
+#define MAX_OSDS 16
 
 /* Connected handles, shut down before any exit: librados' threads must
  * not run while the process exits. */
@@ -63,48 +58,10 @@ shutdown_handles(void)
 	bench_handle = admin_handle = NULL;
 }
 
-static void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
-
-static void
-die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", progname);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
-	shutdown_handles();
-	exit(code);
-}
-
 static void
 on_signal(int sig)
 {
 	workload_stop = sig;
-}
-
-/* ---------------------------------------------------------------------
- * Input
- * ---------------------------------------------------------------------
- */
-/* All of stdin (bounded), NUL-terminated; *len is its length. */
-static const char *
-read_input(size_t *len)
-{
-	static char buf[MAX_STDIN + 1];
-	size_t n = 0, r;
-
-	while ((r = fread(buf + n, 1, MAX_STDIN - n, stdin)) > 0)
-		n += r;
-	if (n == MAX_STDIN)
-		die(EXIT_BADINPUT, "input larger than %d bytes", MAX_STDIN);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
 }
 
 /* ---------------------------------------------------------------------
@@ -129,7 +86,7 @@ restart_osds(const ceph_settings *s)
 		setenv("TUNER_CEPH_POOL", s->pool, 1);
 		execl("/bin/bash", "bash", s->cluster_script, "restart-osd", "all",
 			  (char *)NULL);
-		fprintf(stderr, "%s: exec %s: %s\n", progname, s->cluster_script,
+		fprintf(stderr, "tuner_ceph: exec %s: %s\n", s->cluster_script,
 				strerror(errno));
 		_exit(127);
 	}
@@ -503,8 +460,9 @@ main(int argc, char **argv)
 	int runs, r, p, v;
 	bool read_back_done = false;
 	strbuf sb;
-	struct sigaction sa;
 
+	/* die() shuts down the librados handles before exiting */
+	runner_init("tuner_ceph", shutdown_handles);
 	for (i = 1; i < argc; i++)
 	{
 		if (strcmp(argv[i], "--reset") == 0)
@@ -518,15 +476,11 @@ main(int argc, char **argv)
 		}
 		/* other arguments: a study's fixed arguments, ignored */
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	runner_install_signals(on_signal);
 
 	/* --catalog reads no input: the settings' defaults */
 	if (!catalog)
-		input = read_input(&input_len);
+		input = runner_read_stdin("input", &workload_stop, &input_len);
 	if (!ceph_parse_input(input, input_len, !reset, &s, opts, &nopts,
 						  &input_err))
 		die(EXIT_BADINPUT, "%s", input_err.data);

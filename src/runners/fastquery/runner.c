@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include "fq_runner.h"
 #include "json.h"
+#include "runner_common.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +31,6 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_FAILED   1
-#define EXIT_BADINPUT 2
-#define MAX_STDIN     (1 << 20)
-#define MAX_OUTPUT    (16 << 20)
-#define MAX_ARGS      64
+#define MAX_OUTPUT (16 << 20)
+#define MAX_ARGS   64
 
 static volatile sig_atomic_t got_signal = 0;
 
@@ -66,21 +63,6 @@ static void
 on_signal(int sig)
 {
 	got_signal = sig;
-}
-
-static void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
-
-static void
-die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
 }
 
 static double
@@ -564,26 +546,17 @@ emit(const FqTrial *t, const FqRun *runs, int n)
 int
 main(void)
 {
-	static char input[MAX_STDIN + 1];
+	char *input;
 	static FqRun runs[2 * FQ_MAX_REPEATS];
-	size_t len = 0, k;
 	FqTrial t, dflt;
 	char err[512];
 	double deadline;
-	struct sigaction sa;
 	int n = 0;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
-	while ((k = fread(input + len, 1, MAX_STDIN - len, stdin)) > 0)
-		len += k;
-	if (len == MAX_STDIN)
-		die(EXIT_BADINPUT, "configuration larger than %d bytes", MAX_STDIN);
-	input[len] = '\0';
+	/* die() without a prefix: this runner's messages never had one */
+	runner_init(NULL, NULL);
+	runner_install_signals(on_signal);
+	input = runner_read_stdin("configuration", &got_signal, NULL);
 	if (!fq_parse_trial(input, &t, err, sizeof err))
 		die(EXIT_BADINPUT, "%s", err);
 	/* the same settings, the parameters of an empty configuration */

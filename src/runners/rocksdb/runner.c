@@ -23,6 +23,7 @@
 #include "logparse.h"
 #include "rdb.h"
 #include "rdb_input.h"
+#include "runner_common.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -47,10 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_FAILED   1
-#define EXIT_BADINPUT 2
-#define MAX_STDIN     (1 << 20)
-#define MAX_ARGS      96
+#define MAX_ARGS 96
 /* the runs of a trial: repeats, twice when paired */
 #define MAX_RUNS (2 * RDB_MAX_REPEATS)
 
@@ -142,49 +140,6 @@ static bool
 should_stop(void)
 {
 	return got_signal != 0;
-}
-
-/* Exit after a termination signal: 128 + signal, with a clear reason. */
-static void
-exit_on_signal(const char *during)
-{
-	fprintf(stderr, "tuner_rocksdb: terminated by signal %d (%s) during %s\n",
-			(int)got_signal, strsignal(got_signal), during);
-	fflush(stderr);
-	_exit(128 + got_signal);
-}
-
-/* Print the reason a trial failed (last stderr line) and exit. */
-static void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
-
-static void
-die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, "tuner_rocksdb: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(code);
-}
-
-/* Install the termination handlers (no SA_RESTART: waits wake up). */
-static void
-install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 }
 
 /* ---------------------------------------------------------------------
@@ -540,7 +495,7 @@ run_db_bench(const arglist *a, const char *cwd, const char *out_path,
 	*cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 			 (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	if (got_signal)
-		exit_on_signal(during);
+		runner_exit_on_signal(got_signal, during);
 	if (timed_out)
 		die(EXIT_FAILED,
 			"db_bench did not finish within %.0f s during %s (killed); "
@@ -661,7 +616,7 @@ ensure_base(const rdb_trial *st, char *checkpoint)
 			die(EXIT_FAILED, "cannot lock \"%s\": %s", lock_path,
 				strerror(errno));
 		if (got_signal)
-			exit_on_signal("waiting for the base DB lock");
+			runner_exit_on_signal(got_signal, "waiting for the base DB lock");
 	}
 	if (stat(ready, &sb) != 0)
 	{
@@ -679,7 +634,7 @@ ensure_base(const rdb_trial *st, char *checkpoint)
 		if (!rdb_settle_and_checkpoint(fill_db, checkpoint, err, sizeof(err)))
 			die(EXIT_FAILED, "base DB in %s: %s", fill_db, err);
 		if (got_signal)
-			exit_on_signal("the base DB fill");
+			runner_exit_on_signal(got_signal, "the base DB fill");
 		remove_tree(fill_db);
 		write_argv(a, ready);
 	}
@@ -901,7 +856,8 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 								  &r->final_s, err, sizeof(err)))
 	{
 		if (got_signal)
-			exit_on_signal("the final flush and compaction wait");
+			runner_exit_on_signal(got_signal,
+								  "the final flush and compaction wait");
 		die(EXIT_FAILED, "final flush and compaction wait in %s: %s", db_dir,
 			err);
 	}
@@ -959,42 +915,6 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 
 	if (!st->keep_db)
 		remove_tree(db_dir);
-}
-
-/* ---------------------------------------------------------------------
- * Input
- * ---------------------------------------------------------------------
- */
-
-/* Read all of stdin (bounded). */
-static char *
-read_stdin(void)
-{
-	strbuf sb;
-	char buf[8192];
-	ssize_t n;
-
-	sb_init(&sb);
-	for (;;)
-	{
-		n = read(0, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-		{
-			if (got_signal)
-				exit_on_signal("reading stdin");
-			continue;
-		}
-		if (n <= 0)
-			break;
-		if (sb.len + (size_t)n > MAX_STDIN)
-			die(EXIT_BADINPUT, "input larger than %d bytes", MAX_STDIN);
-		sb_appendn(&sb, buf, (size_t)n);
-	}
-	if (n < 0)
-		die(EXIT_BADINPUT, "cannot read stdin: %s", strerror(errno));
-	if (sb.data == NULL)
-		sb_append(&sb, "");
-	return sb.data;
 }
 
 /* ---------------------------------------------------------------------
@@ -1356,6 +1276,7 @@ main(int argc, char **argv)
 	struct tm tm;
 	char stamp[64];
 
+	runner_init("tuner_rocksdb", NULL);
 	if (argc >= 2 && strcmp(argv[1], "--parse-log") == 0)
 		return tool_parse_log(argc - 2, argv + 2);
 	if (argc == 3 && strcmp(argv[1], "--effective-options") == 0)
@@ -1364,9 +1285,11 @@ main(int argc, char **argv)
 		return tool_defaults();
 	/* Other arguments are the study's fixed arguments; none are used. */
 
-	install_signals();
+	runner_install_signals(on_signal);
+	/* a closed pipe is an error to report, not a death */
+	signal(SIGPIPE, SIG_IGN);
 	umask(077);
-	input = read_stdin();
+	input = runner_read_stdin("input", &got_signal, NULL);
 	if (!rdb_parse_input(input, &st, &err))
 		die(EXIT_BADINPUT, "%s", err.data);
 	sb_free(&err);
