@@ -120,6 +120,17 @@ SELECT (tuner.suggest_next('agree') ->> 'trial')::bigint AS low \gset
 SELECT t.number, b.value FROM tuner.best('agree') b JOIN tuner.trials t ON t.trial = b.trial;
 SELECT best_so_far FROM tuner.agree_trials ORDER BY number DESC LIMIT 1;
 
+-- copy_trials' {"best": 2}: the two best feasible trials (9 and 3;
+-- not 2, 8 or 4, whose latencies are as low or lower but broke a constraint)
+SELECT tuner.create_study('agree_copy', 'latency', 'minimize', '{"seed": 4}') > 0 AS created;
+SELECT tuner.add_parameter('agree_copy', 'x', 'float', 0, 10);
+SELECT tuner.add_parameter('agree_copy', 'mode', 'categorical', choices => ARRAY['a', 'b']);
+SELECT tuner.copy_trials('agree', 'agree_copy', '{"best": 2}') ->> 'copied' AS copied;
+SELECT t.details -> 'copied_from' ->> 'number' AS from_number
+  FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+ WHERE s.name = 'agree_copy' ORDER BY t.number;
+SELECT tuner.drop_study('agree_copy');
+
 DROP VIEW tuner.agree_trials;
 SELECT tuner.drop_study('agree');
 

@@ -421,3 +421,155 @@ BEGIN
 	END IF;
 END
 $$;
+
+-- copy_trials' filter {"best": n} takes the n best of the trials best()
+-- may choose: it ranked every complete trial, so a trial that broke a
+-- constraint was copied as one of "the best".  0.1.0's body otherwise.
+-- Import the complete trials of another study, with every metric they
+-- measured, as complete trials (source copied) of to_study.  Parameters
+-- are matched by name: a missing one takes to_study's default, an extra
+-- one is dropped, and a trial with a value outside to_study's space (or a
+-- missing parameter without default, or no value of to_study's
+-- objective) is skipped.  A trial copied before is not copied again.
+-- filter: {"numbers": [..]} (trial numbers), {"sources": [..]}, {"best":
+-- n} (the n best by from_study's direction, among the trials best() may
+-- choose: a trial that broke an outcome constraint is not among them).  Returns {"copied",
+-- "skipped", "reasons": {reason: count}, "defaulted": [parameters],
+-- "dropped": [parameters]}.
+CREATE OR REPLACE FUNCTION tuner.copy_trials(from_study text, to_study text,
+								  filter jsonb DEFAULT '{}')
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	f tuner.study;
+	s tuner.study;
+	t tuner.trial;
+	c record;
+	k text;
+	v_numbers int[];
+	v_sources text[];
+	v_best int;
+	v_number int;
+	v_trial bigint;
+	v_copied int := 0;
+	v_reasons jsonb := '{}';
+	v_defaulted text[] := '{}';
+	v_dropped text[] := '{}';
+	v_reason text;
+BEGIN
+	f := tuner._find_study(from_study);
+	s := tuner._find_study(to_study);
+	PERFORM tuner._not_null(filter, 'filter');
+	IF f.id = s.id THEN
+		RAISE EXCEPTION 'cannot copy the trials of study "%" into itself', s.name
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF pg_catalog.jsonb_typeof(filter) <> 'object' THEN
+		RAISE EXCEPTION 'filter must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use {}, {"numbers": [1, 2]}, {"sources": ["model"]} or {"best": 10}.';
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(filter)
+	LOOP
+		IF k NOT IN ('numbers', 'sources', 'best') THEN
+			RAISE EXCEPTION 'unknown filter key "%"', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Known keys: numbers, sources, best.';
+		END IF;
+	END LOOP;
+	IF filter ? 'numbers' THEN
+		IF pg_catalog.jsonb_typeof(filter -> 'numbers') <> 'array' THEN
+			RAISE EXCEPTION 'filter "numbers" must be an array of trial numbers'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		v_numbers := ARRAY(SELECT tuner._json_int(e, 'filter "numbers"', 1, 2147483647)
+							 FROM pg_catalog.jsonb_array_elements(filter -> 'numbers') e);
+	END IF;
+	IF filter ? 'sources' THEN
+		IF pg_catalog.jsonb_typeof(filter -> 'sources') <> 'array'
+		   OR EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(filter -> 'sources') e
+					   WHERE pg_catalog.jsonb_typeof(e) <> 'string') THEN
+			RAISE EXCEPTION 'filter "sources" must be an array of strings'
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Sources are default, design, model, random, manual and copied.';
+		END IF;
+		v_sources := ARRAY(SELECT pg_catalog.jsonb_array_elements_text(filter -> 'sources'));
+	END IF;
+	IF filter ? 'best' THEN
+		v_best := tuner._json_int(filter -> 'best', 'filter "best"', 1, 2147483647);
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM tuner.parameter p WHERE p.study_id = s.id) THEN
+		RAISE EXCEPTION 'study "%" has no parameters', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Add parameters with tuner.add_parameter().';
+	END IF;
+
+	PERFORM 1 FROM tuner.study x WHERE x.id = s.id FOR NO KEY UPDATE;
+	FOR t IN
+		SELECT x.* FROM tuner.trial x
+		  LEFT JOIN tuner.observation ob ON ob.trial_id = x.id
+			   AND ob.metric_id = (SELECT m.id FROM tuner.metric m
+									WHERE m.study_id = f.id AND m.name = f.objective)
+		 WHERE x.study_id = f.id AND x.state = 'complete'
+		   AND (v_numbers IS NULL OR x.number = ANY (v_numbers))
+		   AND (v_sources IS NULL OR x.source = ANY (v_sources))
+		   AND (v_best IS NULL
+				OR x.id IN (SELECT o.trial FROM tuner._trial_outcomes(f.id) o WHERE o.feasible))
+		 ORDER BY CASE WHEN v_best IS NULL THEN 0
+					   WHEN f.direction = 'minimize' THEN ob.value ELSE -ob.value END NULLS LAST,
+				  x.number
+		 LIMIT v_best
+	LOOP
+		v_reason := NULL;
+		c := tuner._complete_config(s.id, t.config);
+		IF c.problem IS NOT NULL THEN
+			v_reason := c.problem[1];
+		ELSIF NOT EXISTS (SELECT 1 FROM tuner.observation ob JOIN tuner.metric m ON m.id = ob.metric_id
+						   WHERE ob.trial_id = t.id AND m.name = s.objective) THEN
+			v_reason := 'no_objective';
+		ELSIF EXISTS (SELECT 1 FROM tuner.trial x
+					   WHERE x.study_id = s.id AND x.source = 'copied'
+						 AND x.details -> 'copied_from' -> 'trial' = pg_catalog.to_jsonb(t.id)) THEN
+			v_reason := 'already_copied';
+		END IF;
+		IF v_reason IS NOT NULL THEN
+			v_reasons := v_reasons || pg_catalog.jsonb_build_object(v_reason,
+				COALESCE((v_reasons ->> v_reason)::int, 0) + 1);
+			CONTINUE;
+		END IF;
+		v_defaulted := ARRAY(SELECT DISTINCT u FROM pg_catalog.unnest(v_defaulted || c.defaulted) u ORDER BY u);
+		v_dropped := ARRAY(SELECT DISTINCT u FROM pg_catalog.unnest(v_dropped || c.dropped) u ORDER BY u);
+
+		SELECT COALESCE(pg_catalog.max(x.number), 0) + 1 INTO v_number
+		  FROM tuner.trial x WHERE x.study_id = s.id;
+		-- metrics this study does not know yet are recorded, as report does
+		INSERT INTO tuner.metric (study_id, name, role)
+		SELECT s.id, m.name, 'recorded'
+		  FROM tuner.observation ob JOIN tuner.metric m ON m.id = ob.metric_id
+		 WHERE ob.trial_id = t.id
+		 ORDER BY m.name
+		ON CONFLICT (study_id, name) DO NOTHING;
+		-- running first, so that the observations are there when it completes
+		INSERT INTO tuner.trial (study_id, number, config, state, source, created_at,
+								 started_at, details)
+		VALUES (s.id, v_number, c.config, 'running', 'copied', pg_catalog.now(), t.started_at,
+				pg_catalog.jsonb_build_object('copied_from', pg_catalog.jsonb_build_object(
+					'study', f.name, 'trial', t.id, 'number', t.number)))
+		RETURNING id INTO v_trial;
+		INSERT INTO tuner.observation (trial_id, metric_id, value, reported_at)
+		SELECT v_trial, mt.id, ob.value, ob.reported_at
+		  FROM tuner.observation ob
+		  JOIN tuner.metric m ON m.id = ob.metric_id
+		  JOIN tuner.metric mt ON mt.study_id = s.id AND mt.name = m.name
+		 WHERE ob.trial_id = t.id;
+		UPDATE tuner.trial SET state = 'complete', finished_at = t.finished_at
+		 WHERE id = v_trial;
+		v_copied := v_copied + 1;
+	END LOOP;
+	RETURN pg_catalog.jsonb_build_object(
+		'copied', v_copied,
+		'skipped', (SELECT COALESCE(pg_catalog.sum(e.value::int), 0) FROM pg_catalog.jsonb_each(v_reasons) e),
+		'reasons', v_reasons, 'defaulted', v_defaulted, 'dropped', v_dropped);
+END;
+$$;
