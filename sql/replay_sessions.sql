@@ -51,8 +51,30 @@ SELECT tuner.set_algorithm('fd_icm', 'icm');
 SELECT tuner.add_metric('fd_mo', 'cost', 'objective', 'minimize') > 0 AS second_objective;
 SELECT pg_temp.run('fd_a', 14, ARRAY['0', '3', '1']);
 SELECT pg_temp.run('fd_b', 14, ARRAY['3', '1', '-5', '2']);
+-- clustered-icm (lat driven by x and z) and sapphire (explore, rank, keep 3)
+SELECT s, tuner.create_study(s, 'y', 'minimize', '{"seed": 47, "n_initial": 5}') > 0 AS created
+  FROM unnest(ARRAY['fd_cl', 'fd_sa']) s;
+-- (sapphire disables the parameters it does not keep: they need defaults)
+SELECT tuner.add_parameter(s, 'x', 'float', -2, 3, default_value => '0'),
+	   tuner.add_parameter(s, 'z', 'float', -4, 4, default_value => '0'),
+	   tuner.add_parameter(s, 'w', 'float', 0.001, 10, log_scale => true, default_value => '1'),
+	   tuner.add_parameter(s, 'k', 'int', 1, 500, log_scale => true, default_value => '10'),
+	   tuner.add_parameter(s, 'mode', 'categorical', choices => ARRAY['a', 'b', 'c'], default_value => 'a')
+  FROM unnest(ARRAY['fd_cl', 'fd_sa']) s;
+SELECT tuner.add_metric('fd_cl', 'lat') > 0 AS auxiliary;
+SELECT tuner.set_cluster('fd_cl', 'lat', ARRAY['x', 'z']);
+SELECT tuner.set_algorithm('fd_cl', 'clustered-icm');
+SELECT tuner.set_algorithm('fd_sa', 'sapphire', '{"explore": 6, "top_k": 3}');
 SELECT pg_temp.run('fd_icm', 12, ARRAY['0', '3', '1']);
 SELECT pg_temp.run('fd_mo', 12, ARRAY['3', '0', '2']);
+SELECT pg_temp.run('fd_cl', 12, ARRAY['0', '1', '3']);
+SELECT pg_temp.run('fd_sa', 12, ARRAY['3', '1', '0']);
+-- each algorithm's own suggestions are among them
+SELECT s.name, array_agg(DISTINCT g.algorithm ORDER BY g.algorithm) AS algorithms,
+	   array_agg(DISTINCT t.source ORDER BY t.source) AS sources
+  FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+  JOIN tuner.suggestion g ON g.trial_id = t.id
+ WHERE s.name LIKE 'fd\_%' GROUP BY s.name ORDER BY s.name;
 -- the same trials, byte for byte
 SELECT count(*) AS trials,
 	   count(*) FILTER (WHERE a.config::text = b.config::text) AS same_bytes
@@ -83,4 +105,4 @@ SELECT p.oid::regprocedure AS without_fixed_float_digits
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'tuner'
  WHERE p.prosqlbody IS NULL
    AND NOT COALESCE(p.proconfig @> ARRAY['extra_float_digits=1'], false);
-SELECT tuner.drop_study(s) FROM unnest(ARRAY['fd_a', 'fd_b', 'fd_icm', 'fd_mo']) s;
+SELECT tuner.drop_study(s) FROM unnest(ARRAY['fd_a', 'fd_b', 'fd_icm', 'fd_mo', 'fd_cl', 'fd_sa']) s;
