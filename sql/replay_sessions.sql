@@ -69,6 +69,9 @@ SELECT pg_temp.run('fd_icm', 12, ARRAY['0', '3', '1']);
 SELECT pg_temp.run('fd_mo', 12, ARRAY['3', '0', '2']);
 SELECT pg_temp.run('fd_cl', 12, ARRAY['0', '1', '3']);
 SELECT pg_temp.run('fd_sa', 12, ARRAY['3', '1', '0']);
+-- sapphire ranked and kept its top 3 on the way
+SELECT count(*) FILTER (WHERE p.enabled) AS sapphire_kept
+  FROM tuner.parameter p JOIN tuner.study s ON s.id = p.study_id WHERE s.name = 'fd_sa';
 -- each algorithm's own suggestions are among them
 SELECT s.name, array_agg(DISTINCT g.algorithm ORDER BY g.algorithm) AS algorithms,
 	   array_agg(DISTINCT t.source ORDER BY t.source) AS sources
