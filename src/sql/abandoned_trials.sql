@@ -18,6 +18,41 @@
 -- best_value is tuner.best's (src/sql/best.sql).
 -------------------------------------------------------------------------------
 
+-- The check of one setting that is a number of seconds: a JSON number
+-- above 0 (or at least 0 with zero_ok) and at most high; hint, when not
+-- NULL, goes with the error for a value that is not a number.
+CREATE FUNCTION tuner._check_seconds_setting(settings jsonb, name text,
+											 zero_ok bool, high int,
+											 hint text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	v float8;
+BEGIN
+	IF NOT settings ? name THEN
+		RETURN;
+	END IF;
+	IF pg_catalog.jsonb_typeof(settings -> name) IS DISTINCT FROM 'number' THEN
+		IF hint IS NULL THEN
+			RAISE EXCEPTION 'setting % must be a number of seconds', name
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', settings -> name);
+		END IF;
+		RAISE EXCEPTION 'setting % must be a number of seconds', name
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', settings -> name),
+				  HINT = hint;
+	END IF;
+	v := (settings -> name)::float8;
+	IF v < 0 OR (v = 0 AND NOT zero_ok) OR v > high THEN
+		RAISE EXCEPTION 'setting % must be between 0 and % seconds', name, high
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', settings -> name);
+	END IF;
+END;
+$$;
+
 -- Check the settings that control how trials are run: trial_timeout_s,
 -- kill_grace_s (seconds, numbers), the lease and retry settings lease_s,
 -- max_retries and abandon_after_s, and runner (an object passed to the
@@ -27,64 +62,14 @@ CREATE OR REPLACE FUNCTION tuner._check_run_settings(settings jsonb)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
-DECLARE
-	v float8;
 BEGIN
-	IF settings ? 'trial_timeout_s' THEN
-		IF pg_catalog.jsonb_typeof(settings -> 'trial_timeout_s') IS DISTINCT FROM 'number' THEN
-			RAISE EXCEPTION 'setting trial_timeout_s must be a number of seconds'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('Got %s.', settings -> 'trial_timeout_s');
-		END IF;
-		v := (settings -> 'trial_timeout_s')::float8;
-		IF v <= 0 OR v > 1000000 THEN
-			RAISE EXCEPTION 'setting trial_timeout_s must be between 0 and 1000000 seconds'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('Got %s.', settings -> 'trial_timeout_s');
-		END IF;
-	END IF;
-	IF settings ? 'kill_grace_s' THEN
-		IF pg_catalog.jsonb_typeof(settings -> 'kill_grace_s') IS DISTINCT FROM 'number' THEN
-			RAISE EXCEPTION 'setting kill_grace_s must be a number of seconds'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('Got %s.', settings -> 'kill_grace_s');
-		END IF;
-		v := (settings -> 'kill_grace_s')::float8;
-		IF v < 0 OR v > 3600 THEN
-			RAISE EXCEPTION 'setting kill_grace_s must be between 0 and 3600 seconds'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('Got %s.', settings -> 'kill_grace_s');
-		END IF;
-	END IF;
+	PERFORM tuner._check_seconds_setting(settings, 'trial_timeout_s', false, 1000000);
+	PERFORM tuner._check_seconds_setting(settings, 'kill_grace_s', true, 3600);
 	-- Leases and retries (tuner.heartbeat, tuner.reap).
-	IF settings ? 'lease_s' THEN
-		IF pg_catalog.jsonb_typeof(settings -> 'lease_s') IS DISTINCT FROM 'number' THEN
-			RAISE EXCEPTION 'setting lease_s must be a number of seconds'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('Got %s.', settings -> 'lease_s'),
-					  HINT = 'A running trial not renewed by tuner.heartbeat() for this long is interrupted; the default is 300.';
-		END IF;
-		v := (settings -> 'lease_s')::float8;
-		IF v <= 0 OR v > 1000000 THEN
-			RAISE EXCEPTION 'setting lease_s must be between 0 and 1000000 seconds'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('Got %s.', settings -> 'lease_s');
-		END IF;
-	END IF;
-	IF settings ? 'abandon_after_s' THEN
-		IF pg_catalog.jsonb_typeof(settings -> 'abandon_after_s') IS DISTINCT FROM 'number' THEN
-			RAISE EXCEPTION 'setting abandon_after_s must be a number of seconds'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('Got %s.', settings -> 'abandon_after_s'),
-					  HINT = 'A running trial without a lease that shows no sign of life for this long is interrupted by tuner.reap(); without the setting it runs until reported.';
-		END IF;
-		v := (settings -> 'abandon_after_s')::float8;
-		IF v <= 0 OR v > 1000000 THEN
-			RAISE EXCEPTION 'setting abandon_after_s must be between 0 and 1000000 seconds'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('Got %s.', settings -> 'abandon_after_s');
-		END IF;
-	END IF;
+	PERFORM tuner._check_seconds_setting(settings, 'lease_s', false, 1000000,
+		'A running trial not renewed by tuner.heartbeat() for this long is interrupted; the default is 300.');
+	PERFORM tuner._check_seconds_setting(settings, 'abandon_after_s', false, 1000000,
+		'A running trial without a lease that shows no sign of life for this long is interrupted by tuner.reap(); without the setting it runs until reported.');
 	IF settings ? 'max_retries' THEN
 		PERFORM tuner._json_int(settings -> 'max_retries', 'setting max_retries', 0, 100);
 	END IF;
