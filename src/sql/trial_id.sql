@@ -43,6 +43,7 @@ AS $$
 DECLARE
 	v_study text;
 	v_id bigint;
+	v_hint text := 'Pass the trial''s id, as tuner.suggest_next() returns it in "trial"; tuner.trial_id(study, number) gives the id of a trial number.';
 BEGIN
 	-- a trial of that number, in a study the caller can see
 	SELECT s.name, t.id INTO v_study, v_id
@@ -53,11 +54,11 @@ BEGIN
 		RAISE EXCEPTION 'trial id % does not exist', $1
 			USING ERRCODE = 'undefined_object',
 				  DETAIL = pg_catalog.format('Trial number %s of study "%s" has id %s.', $1, v_study, v_id),
-				  HINT = 'Pass the trial''s id, as tuner.suggest_next() returns it in "trial"; tuner.trial_id(study, number) gives the id of a trial number.';
+				  HINT = v_hint;
 	END IF;
 	RAISE EXCEPTION 'trial id % does not exist', $1
 		USING ERRCODE = 'undefined_object',
-			  HINT = 'Pass the trial''s id, as tuner.suggest_next() returns it in "trial"; tuner.trial_id(study, number) gives the id of a trial number.';
+			  HINT = v_hint;
 END;
 $$;
 
