@@ -1,6 +1,8 @@
 -- trial ids and trial numbers
 \set SHOW_CONTEXT never
-SELECT setval('tuner.trial_id_seq', 7000, false) IS NOT NULL AS restarted;
+-- (ids above every other test's, so that the trial named below is this
+-- study's whatever ran before)
+SELECT setval('tuner.trial_id_seq', 90000, false) IS NOT NULL AS restarted;
 SELECT tuner.create_study('tid', 'y', 'minimize', '{"seed": 2}') > 0 AS created;
 SELECT tuner.add_parameter('tid', 'x', 'float', 0, 1);
 SELECT (tuner.suggest_next('tid') ->> 'trial')::bigint AS t1 \gset
