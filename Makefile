@@ -73,7 +73,8 @@ PG_OBJS = \
 	src/pg/notify_guc.o \
 	src/pg/limits.o \
 	src/pg/host_cpus.o \
-	src/pg/server_lifetime.o
+	src/pg/server_lifetime.o \
+	src/pg/bookkeeping_write.o
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
 EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o \

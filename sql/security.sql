@@ -128,6 +128,8 @@ SELECT regress_tuner_try($$UPDATE tuner.study SET objective = 'z'$$);
 SELECT regress_tuner_try(pg_catalog.format(
 	'INSERT INTO tuner.study_grant (study_id, grantee, privilege, owner) VALUES (%s, %L, %L, %L)',
 	:study_a, 'regress_tuner_sec_other', 'write', 'regress_tuner_sec_other'));
+SELECT regress_tuner_try(pg_catalog.format('SELECT tuner._grant_insert(%s, %L, %L)',
+	:study_a, 'regress_tuner_sec_other', 'write'));	-- grant_study's own statement
 SELECT regress_tuner_try($$SELECT count(*) FROM regress_tuner_sec.sec_a$$);	-- no SELECT on the view
 -- Its own study is its own.
 SELECT tuner.create_study('sec_other', 'y') > 0 AS created;
@@ -167,6 +169,8 @@ SELECT count(*) AS running FROM tuner.progress;	-- reads, reaps nothing
 SELECT regress_tuner_try(pg_catalog.format(
 	'INSERT INTO tuner.study_grant (study_id, grantee, privilege, owner) VALUES (%s, %L, %L, %L)',
 	:study_a, 'regress_tuner_sec_viewer', 'write', 'regress_tuner_sec_viewer'));
+SELECT regress_tuner_try(pg_catalog.format('SELECT tuner._grant_insert(%s, %L, %L)',
+	:study_a, 'regress_tuner_sec_viewer', 'write'));
 SELECT count(*) AS trials_with_error FROM tuner.trial WHERE error IS NOT NULL;
 RESET ROLE;
 

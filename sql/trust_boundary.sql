@@ -38,11 +38,14 @@ SELECT p.oid::regprocedure AS sql_standard_body
 
 -- What tuner_user may write, table by table: only what tuner's own
 -- functions write (row-level security then narrows it to the studies a
--- role may write; UPDATE of study is on some columns only).
+-- role may write; UPDATE of study is on some columns only); the tables
+-- marked functions_only are written through tuner's functions alone.
 SELECT c.relname AS "table",
 	   has_table_privilege('tuner_user', c.oid, 'INSERT') AS ins,
 	   has_any_column_privilege('tuner_user', c.oid, 'UPDATE') AS upd,
-	   has_table_privilege('tuner_user', c.oid, 'DELETE') AS del
+	   has_table_privilege('tuner_user', c.oid, 'DELETE') AS del,
+	   EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid
+				  AND t.tgname = 'bookkeeping_guard') AS functions_only
   FROM pg_class c
  WHERE c.relnamespace = 'tuner'::regnamespace AND c.relkind = 'r'
  ORDER BY 1;
@@ -104,8 +107,12 @@ SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"t
 SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"runner": {"db_bench": "/bin/sh"}}' WHERE name = 'tb_v'$$);
 -- metric_constraint_known: a bound on a metric no trial reported
 SELECT regress_tuner_tb_try($$SELECT tuner.add_metric('tb_v', 'p99us', 'constraint', 'minimize', bound => 5)$$);
--- study_grant_owner: a grant naming another owner
+-- study_grant: written by grant_study and revoke_study only; through
+-- their statements, still only by the study's owner
 SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_grant (study_id, grantee, privilege, owner) VALUES (%s, 'regress_tuner_tb_attacker', 'write', 'regress_tuner_tb_attacker')$$, :study_v));
+SELECT regress_tuner_tb_try(format($$DELETE FROM tuner.study_grant WHERE study_id = %s$$, :study_v));
+SELECT regress_tuner_tb_try(format($$SELECT tuner._grant_insert(%s, 'regress_tuner_tb_runner', 'write')$$, :study_v));
+SELECT tuner._grant_forget(:study_v, 'regress_tuner_tb_attacker') AS grants_taken_back;
 -- job_guard and study_view_guard: below, under the same search_path
 RESET ROLE;
 RESET search_path;
@@ -173,17 +180,30 @@ SELECT number FROM tuner.agent_claim('tb_run', 'tb-agent');
 SELECT number, state, error FROM tuner.trials WHERE study = 'tb_run' ORDER BY number;
 RESET ROLE;
 
--- 4. Job tampering: the starter's counts are its own.
-SET ROLE regress_tuner_tb_owner;
-INSERT INTO tuner.job (study_id, trials, parallel) VALUES (:study_v, 2, 1);
-SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.job (study_id, trials, parallel, owner) VALUES (%s, 2, 1, 'regress_tuner_tb_attacker')$$, :study_v));
-RESET ROLE;
+-- 4. Job tampering: a job is written by tuner's functions only, and its
+-- counts are its starter's.  tb_v has no runner, so the victim's running
+-- job is made here as a superuser may (restoring a dump) in its name.
+INSERT INTO tuner.job (study_id, trials, parallel, owner)
+VALUES (:study_v, 2, 1, 'regress_tuner_tb_owner');
 SELECT max(id) AS job_v FROM tuner.job WHERE study_id = :study_v \gset
+SET ROLE regress_tuner_tb_owner;
+-- no job without tuner.run, whose checks apply whatever inserts it
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.job (study_id, trials, parallel) VALUES (%s, 2, 1)$$, :study_v));
+SELECT regress_tuner_tb_try(format($$SELECT tuner._job_insert(%s, 2, 1)$$, :study_v));
+SELECT regress_tuner_tb_try($$SELECT tuner.run('tb_v', 2)$$);
+RESET ROLE;
 SET ROLE regress_tuner_tb_attacker;
 SET search_path = regress_tuner_tb_evil, pg_catalog, public;
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.job (study_id, trials, parallel, owner) VALUES (%s, 2, 1, 'regress_tuner_tb_attacker')$$, :study_v));
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET trials = 1000000 WHERE id = %s$$, :job_v));
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET claimed = 0, parallel = 64 WHERE id = %s$$, :job_v));
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET owner = 'regress_tuner_tb_attacker' WHERE id = %s$$, :job_v));
+SELECT regress_tuner_tb_try(format($$DELETE FROM tuner.job WHERE id = %s$$, :job_v));
+-- ... and through the functions that write jobs, the starter's counts
+-- stay the starter's (job_guard)
+SELECT regress_tuner_tb_try(format($$SELECT tuner._job_count_claim(%s)$$, :job_v));
+SELECT regress_tuner_tb_try(format($$SELECT tuner._job_set_launched(%s, 64)$$, :job_v));
+SELECT regress_tuner_tb_try(format($$SELECT tuner._job_count_worker_done(%s, NULL)$$, :job_v));
 -- nor raise the timeouts its trials run under; lowering them is allowed
 SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"trial_timeout_s": 900000}' WHERE name = 'tb_v'$$);
 SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"lease_s": 100000}' WHERE name = 'tb_v'$$);
@@ -193,12 +213,16 @@ SELECT tuner.stop('tb_v') AS stopped;
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET stop_requested = false WHERE id = %s$$, :job_v));
 RESET search_path;
 RESET ROLE;
-SELECT trials, parallel, claimed, stop_requested, state, owner FROM tuner.job WHERE id = :job_v;
--- the starter may change its own job and raise its timeouts
+SELECT trials, parallel, launched, claimed, workers_done, stop_requested, state, owner
+  FROM tuner.job WHERE id = :job_v;
+-- the starter changes its own job through the functions, not directly,
+-- and may raise its timeouts
 SET ROLE regress_tuner_tb_owner;
 SELECT regress_tuner_tb_try(format($$UPDATE tuner.job SET trials = 3 WHERE id = %s$$, :job_v));
+SELECT regress_tuner_tb_try(format($$SELECT tuner._job_count_claim(%s)$$, :job_v));
 SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"trial_timeout_s": 900000}' WHERE name = 'tb_v'$$);
 RESET ROLE;
+SELECT claimed FROM tuner.job WHERE id = :job_v;
 
 -- 5. transfer_from by UPDATE: the writer must see the source, the owner
 -- must be allowed to read it, and so again at use.
@@ -223,15 +247,20 @@ SELECT count(*) AS tb_a_trials FROM tuner.trial t JOIN tuner.study s ON s.id = t
 SELECT regress_tuner_tb_try($$UPDATE tuner.study SET settings = settings || '{"transfer_from": ["tb_private"]}' WHERE name = 'tb_a'$$);
 UPDATE tuner.study SET settings = settings - 'transfer_from' WHERE name = 'tb_a';
 
--- 1. tuner.study_view: a row naming a view that is not the writer's.
+-- 1. tuner.study_view: written by tuner's functions only; through them,
+-- a row naming a view that is not the writer's is refused.
 SET ROLE regress_tuner_tb_attacker;
-SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_view (study_id, view_schema, view_name) SELECT id, 'regress_tuner_tb_victim', 'tb_v' FROM tuner.study WHERE name = 'tb_a'$$));
-SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_view (study_id, view_schema, view_name) SELECT id, 'pg_catalog', 'pg_roles' FROM tuner.study WHERE name = 'tb_a'$$));
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_view (study_id, view_schema, view_name) SELECT id, 'regress_tuner_tb_evil', 'mine' FROM tuner.study WHERE name = 'tb_a'$$));
 SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_view (study_id, view_schema, view_name, owner) SELECT id, 'regress_tuner_tb_evil', 'later', 'regress_tuner_tb_owner' FROM tuner.study WHERE name = 'tb_a'$$));
+SELECT regress_tuner_tb_try(format($$SELECT tuner._view_insert(id, 'regress_tuner_tb_victim', 'tb_v') FROM tuner.study WHERE name = 'tb_a'$$));
+SELECT regress_tuner_tb_try(format($$SELECT tuner._view_insert(id, 'pg_catalog', 'pg_roles') FROM tuner.study WHERE name = 'tb_a'$$));
 -- a name nobody has taken yet is accepted; later someone else's view
 -- of that name is neither rebuilt nor dropped through it
-SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.study_view (study_id, view_schema, view_name) SELECT id, 'regress_tuner_tb_victim', 'later' FROM tuner.study WHERE name = 'tb_a'$$));
+SELECT regress_tuner_tb_try(format($$SELECT tuner._view_insert(id, 'regress_tuner_tb_victim', 'later') FROM tuner.study WHERE name = 'tb_a'$$));
 SELECT regress_tuner_tb_try($$UPDATE tuner.study_view SET view_name = 'tb_v' WHERE view_name = 'later'$$);
+SELECT regress_tuner_tb_try($$DELETE FROM tuner.study_view WHERE view_name = 'tb_v'$$);
+-- a row is forgotten only once its view is gone
+SELECT tuner._view_forget('regress_tuner_tb_victim', 'tb_v') AS forgotten;
 RESET ROLE;
 SET ROLE regress_tuner_tb_owner;
 CREATE VIEW regress_tuner_tb_victim.later AS SELECT 42 AS answer;

@@ -538,8 +538,8 @@ tuner_run(PG_FUNCTION_ARGS)
 	started = launch_workers(job, Min(trials, parallel));
 	values2[0] = Int64GetDatum(job);
 	values2[1] = Int32GetDatum(started);
-	run_sql("UPDATE tuner.job SET launched = $2 WHERE id = $1", 2, types2,
-			values2, NULL, false);
+	run_sql("SELECT tuner._job_set_launched($1, $2)", 2, types2, values2, NULL,
+			false);
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "SPI_finish failed");
 	PG_RETURN_INT32(started);

@@ -133,8 +133,7 @@ BEGIN
 				  HINT = 'Ask its owner for a view or for write; tuner.trials shows its trials to every reader.';
 	END IF;
 	IF v_other IS NULL THEN
-		INSERT INTO tuner.study_view (study_id, view_schema, view_name)
-		VALUES (s.id, v_schema, v_name);
+		PERFORM tuner._view_insert(s.id, v_schema, v_name);
 	END IF;
 	PERFORM tuner._build_view(s.id, v_schema, v_name);
 	RETURN pg_catalog.format('%I.%I', v_schema, v_name);

@@ -9,6 +9,9 @@
 -- counts; anyone who may write the study may still stop it, as tuner.stop
 -- does, and end it, as tuner.reap does after a crash.  Who started it and
 -- for which study never change, and a new row names its own starter.
+-- A new job is checked as tuner.run checks it (the right to run programs,
+-- a study with a runner and parameters, trials and parallel in range),
+-- whichever statement inserts it.
 -------------------------------------------------------------------------------
 
 CREATE FUNCTION tuner._job_guard()
@@ -18,6 +21,7 @@ SET search_path = pg_catalog, tuner, pg_temp
 AS $$
 DECLARE
 	v_superuser bool := tuner._is_superuser();
+	v_study text;
 BEGIN
 	IF TG_OP = 'INSERT' THEN
 		IF NEW.owner <> current_user AND NOT v_superuser THEN
@@ -26,6 +30,27 @@ BEGIN
 					  DETAIL = pg_catalog.format('The job names %s, the current role is %s.',
 												 pg_catalog.quote_ident(NEW.owner), pg_catalog.quote_ident(current_user)),
 					  HINT = 'Start jobs with tuner.run().';
+		END IF;
+		IF NEW.trials < 1 THEN
+			RAISE EXCEPTION 'trials must be at least 1'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', NEW.trials);
+		END IF;
+		IF NEW.parallel < 1 OR NEW.parallel > 64 THEN
+			RAISE EXCEPTION 'parallel must be between 1 and 64'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', NEW.parallel);
+		END IF;
+		-- what tuner.run may start: a job runs the study's runner (a
+		-- superuser restoring a dump may insert the jobs of any study)
+		IF NOT v_superuser THEN
+			PERFORM tuner._check_program_privilege('run a runner');
+			SELECT s.name INTO v_study FROM tuner.study s WHERE s.id = NEW.study_id;
+			IF NOT FOUND THEN
+				RAISE EXCEPTION 'study % does not exist', NEW.study_id
+					USING ERRCODE = 'undefined_object';
+			END IF;
+			PERFORM tuner._study_with_runner(v_study);
 		END IF;
 		RETURN NEW;
 	END IF;

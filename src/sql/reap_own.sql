@@ -75,10 +75,8 @@ BEGIN
 	SELECT pg_catalog.array_agg(g.id ORDER BY g.id) INTO v_ids FROM gone g;
 	n := COALESCE(pg_catalog.cardinality(v_ids), 0);
 	PERFORM tuner._queue_retries(v_ids);
-	UPDATE tuner.job
-	   SET state = 'interrupted', finished_at = pg_catalog.now(),
-		   error = COALESCE(error, 'server restarted')
-	 WHERE state = 'running' AND created_at < v_restart;
+	-- jobs started before the restart (bookkeeping_writes.sql)
+	PERFORM tuner._job_mark_interrupted();
 	RETURN n;
 END;
 $$;

@@ -87,8 +87,7 @@ BEGIN
 						 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 						WHERE n.nspname = v.view_schema AND c.relname = v.view_name) THEN
 			-- dropped by its owner: forget it
-			DELETE FROM tuner.study_view x
-			 WHERE x.view_schema = v.view_schema AND x.view_name = v.view_name;
+			PERFORM tuner._view_forget(v.view_schema, v.view_name);
 			CONTINUE;
 		END IF;
 		IF NOT tuner._is_view_of(v.view_schema, v.view_name, v.owner) THEN

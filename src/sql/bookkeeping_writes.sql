@@ -1,0 +1,70 @@
+-------------------------------------------------------------------------------
+-- A study's jobs, views and grants are written by tuner's functions only.
+--
+-- tuner's functions run as their caller, so a role that may call them
+-- also held the table privileges to write these tables directly, and a
+-- direct statement skipped what only the functions checked: a job
+-- inserted by hand needed no right to run programs, a grant could name a
+-- role that does not exist.  Now each function writes through one of the
+-- fixed statements of src/pg/bookkeeping_write.c, named by the functions
+-- below, and the guard trigger refuses any other write to the three
+-- tables.  What a row may say is still checked by each table's own
+-- triggers and policies, as the caller, whichever statement writes it.
+-------------------------------------------------------------------------------
+
+-- Is one of the fixed bookkeeping statements running in this backend?
+CREATE FUNCTION tuner._in_bookkeeping_write()
+RETURNS bool
+AS 'MODULE_PATHNAME', 'tuner_in_bookkeeping_write'
+LANGUAGE C STABLE;
+
+-- The fixed statements; each returns the new row's id (the study's, for a
+-- view or a grant) or how many rows it changed.
+CREATE FUNCTION tuner._job_insert(study_id bigint, trials int, parallel int)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._job_set_launched(job bigint, launched int)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._job_request_stop(study_id bigint)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._job_count_claim(job bigint)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._job_count_worker_done(job bigint, error text)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._job_mark_interrupted()
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._view_insert(study_id bigint, view_schema name, view_name name)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._view_forget(view_schema name, view_name name)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._grant_insert(study_id bigint, grantee name, privilege text)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._grant_forget(study_id bigint, grantee name)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+
+-- Trigger: refuse a write that is not one of the statements above.  A
+-- superuser may (restoring a dump, repairing rows; and the cascades that
+-- delete a study's rows with it run as the tables' owner).
+CREATE FUNCTION tuner._bookkeeping_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, tuner, pg_temp
+AS $$
+BEGIN
+	IF NOT tuner._in_bookkeeping_write() AND NOT tuner._is_superuser() THEN
+		RAISE EXCEPTION 'tuner.% is written by tuner''s functions only', TG_TABLE_NAME
+			USING ERRCODE = 'insufficient_privilege',
+				  HINT = CASE TG_TABLE_NAME
+						 WHEN 'job' THEN 'Start a job with tuner.run() and stop it with tuner.stop().'
+						 WHEN 'study_view' THEN 'Make a view with tuner.create_view() and remove it with DROP VIEW.'
+						 ELSE 'Use tuner.grant_study() and tuner.revoke_study().' END;
+	END IF;
+	RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
+END;
+$$;
+
+CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.job
+	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.study_view
+	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.study_grant
+	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
