@@ -53,7 +53,8 @@ CORE_OBJS = \
 	src/core/plot_heatmap.o \
 	src/core/pareto.o \
 	src/core/hypervolume.o \
-	src/core/parego.o
+	src/core/parego.o \
+	src/core/mean_interval.o
 
 PG_OBJS = \
 	src/pg/tuner.o \
@@ -74,7 +75,8 @@ PG_OBJS = \
 	src/pg/limits.o \
 	src/pg/host_cpus.o \
 	src/pg/server_lifetime.o \
-	src/pg/bookkeeping_write.o
+	src/pg/bookkeeping_write.o \
+	src/pg/mean_interval_glue.o
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
 EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o \
@@ -85,7 +87,7 @@ TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \
 	$(wildcard src/exec/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema limits strict_metrics trial_id replay_sessions conditions best_feasible abandoned ranking
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema limits strict_metrics trial_id replay_sessions conditions best_feasible abandoned ranking confirm
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

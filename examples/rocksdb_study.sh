@@ -2,21 +2,26 @@
 # rocksdb_study.sh: the main job.  A real RocksDB tuning study: the
 # "rocksdb" preset (the paper's Table 1, db_bench mixgraph scaled to this
 # machine, each trial measured paired with the default configuration),
-# run by tuner's background workers, printed one row per finished trial,
-# then the best configuration and its measured improvement over the
-# default.  Needs a server where the caller may run programs (superuser or
-# pg_execute_server_program) and the connection in PG* variables.
+# run by tuner's background workers, printed one row per finished trial;
+# then the configuration tuner.recommend picks is confirmed by more paired
+# runs (tuner.confirm) and its improvement over the default is printed
+# with its 95 % confidence interval.  Needs a server where the caller may
+# run programs (superuser or pg_execute_server_program) and the connection
+# in PG* variables.
 #
 #   TRIALS      trials to run (default 10)
 #   DURATION    seconds of each db_bench run (default 30; a paired trial
 #               is two runs plus restoring the DB and a final compaction)
 #   PARALLEL    background workers (default 1: parallel trials share the
 #               machine's disk and cores and disturb each other's numbers)
+#   CONFIRM_PAIRS  paired runs that confirm the recommended configuration
+#               (default 3, at least 2)
 set -euo pipefail
 
 TRIALS=${TRIALS:-10}
 DURATION=${DURATION:-30}
 PARALLEL=${PARALLEL:-1}
+CONFIRM_PAIRS=${CONFIRM_PAIRS:-3}
 STUDY=rocksdb_study
 
 sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
@@ -60,51 +65,85 @@ printf "$FMT\n" trial state source write_buffer buffers l0_trigger compactions \
 	block_size ops_per_sec default_ops ratio best_so_far error
 printf -- '-%.0s' $(seq 1 150); echo
 
+# Print each trial as it finishes until $1 trials have; fail if the
+# workers stop early or the run takes far longer than its trials should.
 shown=0
-deadline=$((SECONDS + TRIALS * (4 * DURATION + 120) + 300))
-while :; do
-	done_count=$(psql -X -At -c "SELECT count(*) FROM tuner.trials WHERE study = '$STUDY' AND state NOT IN ('running', 'queued')")
-	if [ "$done_count" -gt "$shown" ]; then
-		psql -X -At -c "$ROW_SQL OFFSET $shown LIMIT $((done_count - shown))"
-		shown=$done_count
-	fi
-	[ "$shown" -ge "$TRIALS" ] && break
-	running=$(psql -X -At -c "SELECT count(*) FROM tuner.progress WHERE study = '$STUDY' AND alive")
-	workers=$(psql -X -At -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'tuner worker'")
-	if [ "$running" -eq 0 ] && [ "$workers" -eq 0 ]; then
-		sleep 2
-		left=$(psql -X -At -c "SELECT count(*) FROM tuner.trials WHERE study = '$STUDY' AND state NOT IN ('running', 'queued')")
-		if [ "$left" -le "$shown" ]; then
-			echo "rocksdb_study.sh: the workers stopped after $shown of $TRIALS trials" >&2
+follow() {
+	local total=$1 runs=$2 deadline done_count running workers left
+	deadline=$((SECONDS + runs * (4 * DURATION + 120) + 300))
+	while :; do
+		done_count=$(psql -X -At -c "SELECT count(*) FROM tuner.trials WHERE study = '$STUDY' AND state NOT IN ('running', 'queued')")
+		if [ "$done_count" -gt "$shown" ]; then
+			psql -X -At -c "$ROW_SQL OFFSET $shown LIMIT $((done_count - shown))"
+			shown=$done_count
+		fi
+		[ "$shown" -ge "$total" ] && break
+		running=$(psql -X -At -c "SELECT count(*) FROM tuner.progress WHERE study = '$STUDY' AND alive")
+		workers=$(psql -X -At -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'tuner worker'")
+		if [ "$running" -eq 0 ] && [ "$workers" -eq 0 ]; then
+			sleep 2
+			left=$(psql -X -At -c "SELECT count(*) FROM tuner.trials WHERE study = '$STUDY' AND state NOT IN ('running', 'queued')")
+			if [ "$left" -le "$shown" ]; then
+				echo "rocksdb_study.sh: the workers stopped after $shown of $total trials" >&2
+				exit 1
+			fi
+		fi
+		if [ $SECONDS -gt "$deadline" ]; then
+			echo "rocksdb_study.sh: timed out after $shown of $total trials" >&2
 			exit 1
 		fi
-	fi
-	if [ $SECONDS -gt $deadline ]; then
-		echo "rocksdb_study.sh: timed out after $shown of $TRIALS trials" >&2
-		exit 1
-	fi
-	sleep 3
-done
+		sleep 3
+	done
+}
+follow "$TRIALS" "$TRIALS"
 
+# A single paired trial is one noisy measurement (about 10 % on a busy
+# machine), so the best one is partly luck: it is shown as that, and the
+# result is the recommended configuration confirmed by more paired runs.
 echo
-echo "Best configuration (tuner.best) and its measured improvement over the default:"
+echo "Best single trial (tuner.best; one noisy measurement, not the result):"
 psql -X -P footer=off <<SQL
 SELECT b.trial, t.number, round(b.value::numeric, 3) AS ratio_to_default,
 	   round((t.metrics ->> 'ops_per_sec')::numeric) AS ops_per_sec,
-	   round((t.metrics ->> 'ops_per_sec_default')::numeric) AS default_ops_per_sec,
-	   round(100 * (b.value - 1)::numeric, 1) || ' %' AS improvement
+	   round((t.metrics ->> 'ops_per_sec_default')::numeric) AS default_ops_per_sec
   FROM tuner.best('$STUDY') b JOIN tuner.trials t ON t.trial = b.trial;
-SELECT e.key AS parameter, e.value
-  FROM tuner.best('$STUDY') b, jsonb_each(b.params) e ORDER BY e.key;
 SQL
 
-# A single paired trial is noisy (about 10%), so the best one is partly luck;
-# the configuration to keep is the one the model predicts best.
-echo
 echo "Configuration to keep (tuner.recommend: the tried one with the highest GP posterior mean):"
 psql -X -P footer=off <<SQL
 SELECT r.trial, t.number, round(r.value::numeric, 3) AS measured_ratio,
 	   round(r.predicted::numeric, 3) AS predicted_ratio,
 	   round(r.predicted_sd::numeric, 3) AS predicted_sd
   FROM tuner.recommend('$STUDY') r JOIN tuner.trials t ON t.trial = r.trial;
+SELECT e.key AS parameter, e.value
+  FROM tuner.recommend('$STUDY') r, jsonb_each(r.params) e ORDER BY e.key;
+SQL
+
+echo "Confirming it: $CONFIRM_PAIRS more paired runs against the default (tuner.confirm)"
+queued=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT tuner.confirm('$STUDY', pairs => $CONFIRM_PAIRS)")
+psql -X -q -v ON_ERROR_STOP=1 -c "SELECT tuner.run('$STUDY', trials => $queued, parallel => 1)" >/dev/null
+follow $((TRIALS + queued)) "$queued"
+
+echo
+psql -X -P footer=off <<SQL
+SELECT number AS confirmed_trial, pairs, round(ratio::numeric, 3) AS ratio,
+	   round(ratio_low::numeric, 3) AS ratio_low, round(ratio_high::numeric, 3) AS ratio_high,
+	   round(p_value::numeric, 3) AS p_value, verdict, lost
+  FROM tuner.confirmation('$STUDY');
+SQL
+psql -X -At -v ON_ERROR_STOP=1 <<SQL
+SELECT CASE
+	WHEN verdict = 'too few pairs' THEN
+		format('No confirmed result: only %s of the %s pairs completed.', pairs, $CONFIRM_PAIRS)
+	WHEN verdict = 'no change shown' THEN
+		format('No improvement over the default was shown: %s %% [%s, %s] (95 %% CI, %s pairs) contains no change.',
+			   to_char(change_pct, 'FMSG9990.0'), to_char(change_low_pct, 'FMSG9990.0'),
+			   to_char(change_high_pct, 'FMSG9990.0'), pairs)
+	ELSE
+		format('%s over the default: %s %% [%s, %s] (95 %% CI, %s pairs)',
+			   CASE verdict WHEN 'improvement' THEN 'Improvement' ELSE 'Regression' END,
+			   to_char(change_pct, 'FMSG9990.0'), to_char(change_low_pct, 'FMSG9990.0'),
+			   to_char(change_high_pct, 'FMSG9990.0'), pairs)
+	END
+  FROM tuner.confirmation('$STUDY');
 SQL

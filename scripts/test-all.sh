@@ -116,6 +116,9 @@ in_cluster() {
 	# a fastquery study through tuner.run's workers: 4 trials at 2^20
 	# particles, then a timed-out trial leaves no MPI process (~1.5 min)
 	suite fastquery-study bash tests/fastquery_study.sh
+	# the main job (README command 1) at a small size: 3 RocksDB trials,
+	# then the recommended one confirmed by 2 paired runs (~2 min)
+	suite main-job bash tests/main_job.sh
 	# every tuner.plot kind: xmllint, then rendered by headless Chromium
 	suite plots bash tests/plots/test_render.sh
 	if [ ! -f tests/reference/gp_sklearn.py ]; then

@@ -45,6 +45,7 @@ main(int argc, char **argv)
 		{"calibration", test_feasibility_calibration},
 		{"multiobjective", test_multiobjective},
 		{"program_safety", test_program_safety},
+		{"mean_interval", test_mean_interval},
 		{"interrupt", test_interrupt},
 	};
 	size_t		i;

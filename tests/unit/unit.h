@@ -63,5 +63,6 @@ void		test_feasibility_calibration(void);
 void		test_interrupt(void);
 void		test_multiobjective(void);
 void		test_program_safety(void);
+void		test_mean_interval(void);
 
 #endif
