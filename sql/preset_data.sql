@@ -74,6 +74,8 @@ SELECT b.name AS study, (SELECT count(*) FROM regress_tuner_pd_study(b.name)) AS
   FROM tuner.study b WHERE b.name LIKE 'pd\_b\_%' ORDER BY b.name;
 SELECT tuner.drop_study(name) FROM tuner.study WHERE name LIKE 'pd\_%' ORDER BY name;
 SELECT tuner.drop_preset(name) FROM tuner.preset WHERE name LIKE 'pd\_%' ORDER BY name;
+-- (a superuser's preset is checked whole too)
+SELECT regress_tuner_pd_try($$SELECT tuner.create_preset('pd_bad', '{"objective": "y", "settings": {"n_initial": 0}}')$$);
 \! rm -rf /tmp/tuner_regress_preset_data
 
 -- A role's own preset, without a runner: made, used and dropped by a

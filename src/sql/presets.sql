@@ -20,7 +20,7 @@
 -- security keeps a role to the built-ins and its own presets, and the
 -- trigger preset_guard runs create_preset's checks (the whole definition,
 -- by a dry run through the API on a scratch study that is rolled back) on
--- every row a role inserts, by whatever route.  A preset that names a
+-- every row a role other than a superuser inserts, by whatever route.  A preset that names a
 -- runner or runner settings decides what the server runs: making one and
 -- using one both need pg_execute_server_program, and create_study's
 -- runner checks (and the trigger study_runner_guard) apply to the study a
@@ -771,69 +771,80 @@ BEGIN
 END;
 $$;
 
--- Trigger: a role's preset is checked whole before it is stored, by any
--- route.  The shape first, then a dry run for the default objective and
--- each listed one: the study create_study would make (its settings and
--- runner settings checked) and the preset applied to it through the API,
--- in a subtransaction rolled back.  A preset naming a runner or runner
--- settings needs the privilege to run programs.  The built-ins (no
--- owner) come with the extension.
-CREATE FUNCTION tuner._preset_guard()
-RETURNS trigger
+-- Check a preset of a role's own whole before it is stored: the shape
+-- first, then a dry run for the default objective and each listed one:
+-- the study create_study would make (its settings and runner settings
+-- checked) and the preset applied to it through the API, in a
+-- subtransaction rolled back.  A preset naming a runner or runner
+-- settings needs the privilege to run programs.
+CREATE FUNCTION tuner._preset_check(name text, def jsonb)
+RETURNS void
 LANGUAGE plpgsql
 AS $$
 DECLARE
 	v_objective text;
 	r record;
-	v_study text;
+	v_study text := name || ' (preset check)';
 	v_id bigint;
 	v_state text;
 	v_msg text;
 	v_detail text;
 	v_hint text;
 BEGIN
-	IF NEW.owner IS NULL THEN
-		RETURN NEW;
-	END IF;
-	IF EXISTS (SELECT 1 FROM tuner.preset p WHERE p.name = NEW.name AND p.owner IS NULL) THEN
-		RAISE EXCEPTION 'preset "%" is built in', NEW.name
+	IF EXISTS (SELECT 1 FROM tuner.preset p WHERE p.name = $1 AND p.owner IS NULL) THEN
+		RAISE EXCEPTION 'preset "%" is built in', name
 			USING ERRCODE = 'duplicate_object',
 				  HINT = 'Choose another name for your own preset.';
 	END IF;
 	BEGIN
-		PERFORM tuner._preset_check_definition(NEW.definition);
+		PERFORM tuner._preset_check_definition(def);
 	EXCEPTION WHEN OTHERS THEN
 		GET STACKED DIAGNOSTICS v_state = RETURNED_SQLSTATE, v_msg = MESSAGE_TEXT,
 								v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-		PERFORM tuner._preset_raise(v_state, pg_catalog.format('invalid preset "%s": %s', NEW.name, v_msg),
+		PERFORM tuner._preset_raise(v_state, pg_catalog.format('invalid preset "%s": %s', name, v_msg),
 									NULLIF(v_detail, ''), NULLIF(v_hint, ''));
 	END;
-	IF NEW.definition ? 'runner' OR NEW.definition -> 'settings' ? 'runner' THEN
+	IF def ? 'runner' OR def -> 'settings' ? 'runner' THEN
 		PERFORM tuner._check_program_privilege('create a preset that runs programs');
 	END IF;
-	v_study := NEW.name || ' (preset check)';
 	FOR v_objective IN
-		SELECT NEW.definition ->> 'objective'
+		SELECT def ->> 'objective'
 		UNION ALL
-		SELECT o FROM pg_catalog.jsonb_object_keys(COALESCE(NEW.definition -> 'objectives', '{}')) o
-		 WHERE o <> NEW.definition ->> 'objective'
+		SELECT o FROM pg_catalog.jsonb_object_keys(COALESCE(def -> 'objectives', '{}')) o
+		 WHERE o <> def ->> 'objective'
 	LOOP
 		BEGIN
-			SELECT * INTO r FROM tuner._preset_prepare(NEW.name, NEW.definition, v_objective,
+			SELECT * INTO r FROM tuner._preset_prepare(name, def, v_objective,
 													   'maximize', '{}', NULL, true);
 			v_id := tuner.create_study(v_study, r.objective_out, r.direction_out, r.settings_out);
-			PERFORM tuner._preset_apply(NEW.name, NEW.definition, v_id, v_study, NULL, true);
+			PERFORM tuner._preset_apply(name, def, v_id, v_study, NULL, true);
 			RAISE EXCEPTION USING ERRCODE = 'TUP00', MESSAGE = 'preset checked';
 		EXCEPTION WHEN OTHERS THEN
 			GET STACKED DIAGNOSTICS v_state = RETURNED_SQLSTATE, v_msg = MESSAGE_TEXT,
 									v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
 			IF v_state <> 'TUP00' THEN
 				PERFORM tuner._preset_raise(v_state,
-					pg_catalog.format('invalid preset "%s" (objective %s): %s', NEW.name, v_objective, v_msg),
+					pg_catalog.format('invalid preset "%s" (objective %s): %s', name, v_objective, v_msg),
 					NULLIF(v_detail, ''), NULLIF(v_hint, ''));
 			END IF;
 		END;
 	END LOOP;
+END;
+$$;
+
+-- Trigger: a role's preset is checked whole (tuner._preset_check) by
+-- whatever route it is inserted.  Rows a superuser writes are trusted as
+-- in every table (the extension's built-ins, pg_restore: there a dry run
+-- would take ids the restore has not yet moved its sequences past);
+-- create_preset checks a superuser's itself.
+CREATE FUNCTION tuner._preset_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+	IF NEW.owner IS NOT NULL AND pg_catalog.current_setting('is_superuser') <> 'on' THEN
+		PERFORM tuner._preset_check(NEW.name, NEW.definition);
+	END IF;
 	RETURN NEW;
 END;
 $$;
@@ -842,7 +853,7 @@ CREATE TRIGGER preset_guard BEFORE INSERT ON tuner.preset
 	FOR EACH ROW EXECUTE FUNCTION tuner._preset_guard();
 
 -- Make a preset of one's own (definition: docs/presets.md, "Defining a
--- preset"), checked whole (trigger preset_guard).  Use it with
+-- preset"), checked whole (tuner._preset_check).  Use it with
 -- tuner.create_study(name, preset => ...).
 CREATE FUNCTION tuner.create_preset(name text, definition jsonb)
 RETURNS void
@@ -858,6 +869,10 @@ BEGIN
 	IF pg_catalog.btrim(p_name) = '' THEN
 		RAISE EXCEPTION 'preset name must not be empty'
 			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	-- (the trigger preset_guard checks other roles' rows)
+	IF pg_catalog.current_setting('is_superuser') = 'on' THEN
+		PERFORM tuner._preset_check(p_name, p_def);
 	END IF;
 	BEGIN
 		INSERT INTO tuner.preset (name, owner, definition)
