@@ -212,6 +212,7 @@ SELECT regress_tuner_pd_try($$SELECT tuner.create_study('al1', preset => 'rocksd
 SELECT regress_tuner_pd_try($$SELECT tuner.create_study('al1', preset => 'fastquery')$$);
 SELECT regress_tuner_pd_try($$SELECT tuner.create_preset('run', '{"objective": "y", "runner": {"name": "sh", "program": "/bin/sh"}}')$$);
 SELECT regress_tuner_pd_try($$SELECT tuner.create_preset('run', '{"objective": "y", "settings": {"runner": {"program": "/bin/sh"}}}')$$);
+SELECT regress_tuner_pd_try($$SELECT tuner.create_preset('run', '{"objective": "y", "objectives": {"z": {"settings": {"runner": {"a": 1}}}}}')$$);
 -- nor may the caller's settings add runner settings to a preset's study
 SELECT regress_tuner_pd_try($$SELECT tuner.create_study('al1', preset => 'mine', settings => '{"runner": {"x": 1}}')$$);
 SELECT regress_tuner_pd_try($$SELECT tuner.create_study('al1', preset => 'mine', runner => 'rocksdb')$$);

@@ -270,6 +270,19 @@ BEGIN
 END;
 $$;
 
+-- Does a preset decide what the server runs: a runner, or runner
+-- settings in its settings or an objective's?
+CREATE FUNCTION tuner._preset_runs_programs(def jsonb)
+RETURNS bool
+LANGUAGE sql IMMUTABLE
+AS $$
+SELECT def ? 'runner' OR COALESCE(def -> 'settings' ? 'runner', false)
+	OR EXISTS (SELECT 1 FROM pg_catalog.jsonb_each(
+					CASE WHEN pg_catalog.jsonb_typeof(def -> 'objectives') = 'object'
+						 THEN def -> 'objectives' ELSE '{}' END) o
+				WHERE pg_catalog.jsonb_typeof(o.value) = 'object' AND COALESCE(o.value -> 'settings' ? 'runner', false));
+$$;
+
 -- A preset's study before it exists: its objective (the caller's, else
 -- the preset's), direction (the objective's in the preset, else the
 -- caller's), settings (the preset's, then its objective's, then the
@@ -294,7 +307,7 @@ BEGIN
 	IF NOT check_only THEN
 		-- A study with a runner or runner settings makes the server run
 		-- programs (the trigger study_runner_guard checks every route).
-		IF def ? 'runner' OR v_base ? 'runner' OR runner IS NOT NULL OR settings ? 'runner' THEN
+		IF tuner._preset_runs_programs(def) OR runner IS NOT NULL OR settings ? 'runner' THEN
 			PERFORM tuner._check_program_privilege('create a study that runs programs');
 		END IF;
 		-- the catalog is a server file
@@ -804,7 +817,7 @@ BEGIN
 		PERFORM tuner._preset_raise(v_state, pg_catalog.format('invalid preset "%s": %s', name, v_msg),
 									NULLIF(v_detail, ''), NULLIF(v_hint, ''));
 	END;
-	IF def ? 'runner' OR def -> 'settings' ? 'runner' THEN
+	IF tuner._preset_runs_programs(def) THEN
 		PERFORM tuner._check_program_privilege('create a preset that runs programs');
 	END IF;
 	FOR v_objective IN
