@@ -19,12 +19,26 @@ psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $SRC" -c "
 	-c "CREATE DATABASE $SRC" -c "CREATE DATABASE $DST"
 psql -X -q -v ON_ERROR_STOP=1 -d "$SRC" -c "CREATE EXTENSION tuner"
 kept_study_create "$SRC"
+# A role's own preset (tuner.preset keeps only those in a dump; the
+# built-ins come with CREATE EXTENSION).
+psql -X -q -v ON_ERROR_STOP=1 -d "$SRC" -c "SELECT tuner.create_preset('kept_preset',
+	'{\"objective\": \"y\", \"parameters\": [{\"name\": \"x\", \"type\": \"float\", \"low\": 0, \"high\": 1}]}')"
+presets() {
+	psql -X -At -v ON_ERROR_STOP=1 -d "$1" -c \
+		"SELECT name, owner IS NULL, md5(definition::text) FROM tuner.preset ORDER BY name, owner"
+}
 
 kept_study_fingerprint "$SRC" > "$WORK/before"
+presets "$SRC" > "$WORK/presets_before"
 
 pg_dump -Fc -f "$WORK/dump" "$SRC"
 pg_restore --exit-on-error -d "$DST" "$WORK/dump"
 kept_study_fingerprint "$DST" > "$WORK/after"
+presets "$DST" > "$WORK/presets_after"
+if ! diff -u "$WORK/presets_before" "$WORK/presets_after"; then
+	echo "dump_restore: FAILED: the restored presets differ" >&2
+	exit 1
+fi
 
 if ! diff -u "$WORK/before" "$WORK/after"; then
 	echo "dump_restore: FAILED: the restored database differs" >&2

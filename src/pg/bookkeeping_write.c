@@ -1,14 +1,14 @@
 /*
  * bookkeeping_write.c
- *	  A study's jobs, views and grants are written by tuner's functions
- *	  only (issue 25).
+ *	  A study's jobs, views and grants, and the presets, are written by
+ *	  tuner's functions only (issue 25).
  *
  *	  tuner's functions run as their caller, so that row-level security and
  *	  the guard triggers judge every write as the caller's own.  A role
  *	  that may run a function may therefore also write the tables it
- *	  writes; for these three tables a direct statement skipped checks that
- *	  only the functions make (tuner.run's right to run programs,
- *	  grant_study's known role and privilege).  So their guard trigger
+ *	  writes; for these tables a direct statement skipped checks that only
+ *	  the functions make (tuner.run's right to run programs, grant_study's
+ *	  known role and privilege).  So their guard trigger
  *	  (tuner._bookkeeping_guard) refuses every write made outside the
  *	  fixed statements below, and each function writes through one of them.
  *
@@ -83,6 +83,12 @@ static const BookkeepingStatement statements[] = {
 	 "INSERT INTO tuner.study_grant (study_id, grantee, privilege) "
 	 "VALUES ($1, $2, $3) RETURNING study_id",
 	 true},
+	{"_preset_insert",
+	 "INSERT INTO tuner.preset (name, owner, definition) "
+	 "VALUES ($1, current_user, $2)",
+	 false},
+	{"_preset_delete",
+	 "DELETE FROM tuner.preset p WHERE p.name = $1 AND p.owner = $2", false},
 	{"_grant_forget",
 	 "DELETE FROM tuner.study_grant g "
 	 "WHERE g.study_id = $1 AND g.grantee = $2",

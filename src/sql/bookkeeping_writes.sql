@@ -1,5 +1,6 @@
 -------------------------------------------------------------------------------
--- A study's jobs, views and grants are written by tuner's functions only.
+-- A study's jobs, views and grants, and the presets, are written by
+-- tuner's functions only.
 --
 -- tuner's functions run as their caller, so a role that may call them
 -- also held the table privileges to write these tables directly, and a
@@ -40,6 +41,10 @@ CREATE FUNCTION tuner._grant_insert(study_id bigint, grantee name, privilege tex
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
 CREATE FUNCTION tuner._grant_forget(study_id bigint, grantee name)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._preset_insert(name text, definition jsonb)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._preset_delete(name text, owner name)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
 
 -- Trigger: refuse a write that is not one of the statements above.  A
 -- superuser may (restoring a dump, repairing rows; and the cascades that
@@ -56,6 +61,7 @@ BEGIN
 				  HINT = CASE TG_TABLE_NAME
 						 WHEN 'job' THEN 'Start a job with tuner.run() and stop it with tuner.stop().'
 						 WHEN 'study_view' THEN 'Make a view with tuner.create_view() and remove it with DROP VIEW.'
+						 WHEN 'preset' THEN 'Use tuner.create_preset() and tuner.drop_preset().'
 						 ELSE 'Use tuner.grant_study() and tuner.revoke_study().' END;
 	END IF;
 	RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
@@ -67,4 +73,6 @@ CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.job
 CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.study_view
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
 CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.study_grant
+	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.preset
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();

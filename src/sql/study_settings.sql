@@ -5,7 +5,12 @@
 -- 0.1.0's create_study held its own list of known settings and its own
 -- copy of each check; the copy and the trigger's drifted (the trigger
 -- knew "sapphire", create_study did not), and a new setting had to be
--- added in both.  The body is 0.1.0's otherwise.
+-- added in both.
+--
+-- A preset is a row of tuner.preset (presets.sql): create_study looks
+-- the name up and hands the row to tuner._preset_prepare and
+-- tuner._preset_apply; it names no preset itself.  The body is 0.1.0's
+-- otherwise.
 -------------------------------------------------------------------------------
 
 -- Create a study; its objective is registered as a metric.
@@ -28,66 +33,24 @@ DECLARE
 	v_seed bigint;
 	v_id bigint;
 	v_catalog jsonb;
+	v_preset jsonb;
 BEGIN
 	IF p_preset IS NOT NULL THEN
-		IF p_preset NOT IN ('rocksdb', 'ceph', 'fastquery') THEN
-			RAISE EXCEPTION 'unknown preset "%"', p_preset
-				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known presets: rocksdb, ceph, fastquery.';
-		END IF;
+		-- a row of tuner.preset, read by one generic path (presets.sql)
+		v_preset := tuner._find_preset(p_preset);
 		PERFORM tuner._not_null(p_settings, 'settings');
 		IF pg_catalog.jsonb_typeof(p_settings) <> 'object' THEN
 			RAISE EXCEPTION 'settings must be a JSON object'
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
-	END IF;
-	-- A study with a runner (every preset has one) makes the server run
-	-- programs; the ceph preset checks with its own message, the trigger
-	-- study_runner_guard checks every route.
-	IF (p_runner IS NOT NULL OR p_preset IS NOT NULL) AND p_preset IS DISTINCT FROM 'ceph' THEN
+		SELECT r.objective_out, r.direction_out, r.settings_out, r.runner_out, r.catalog
+		  INTO p_objective, p_direction, p_settings, p_runner, v_catalog
+		  FROM tuner._preset_prepare(p_preset, v_preset, p_objective, p_direction,
+									 p_settings, p_runner) r;
+	ELSIF p_runner IS NOT NULL THEN
+		-- A study with a runner makes the server run programs; the trigger
+		-- study_runner_guard checks every route.
 		PERFORM tuner._check_program_privilege('create a study that runs programs');
-	END IF;
-	IF p_preset = 'ceph' THEN
-		-- (section "Preset ceph" at the end of this file)
-		p_objective := COALESCE(p_objective, 'write_mbps');
-		p_runner := COALESCE(p_runner, 'ceph');
-		SELECT c.settings_out, c.catalog INTO p_settings, v_catalog
-		  FROM tuner._ceph_preset_prepare(p_objective, p_settings) c;
-		IF p_runner = 'ceph' AND NOT EXISTS (
-			SELECT 1 FROM tuner.runner r WHERE r.name = 'ceph') THEN
-			PERFORM tuner.register_runner('ceph', 'tuner_ceph');
-		END IF;
-	ELSIF p_preset = 'fastquery' THEN
-		-- the preset's own section at the end of this file
-		p_objective := COALESCE(p_objective, 'total_s');
-		p_direction := CASE WHEN p_objective IN ('total_s', 'build_s', 'query_s', 'read_s', 'index_s', 'write_s', 'cpu_s', 'total_s_default')
-							THEN 'minimize'
-							WHEN p_objective = 'speedup_vs_default' THEN 'maximize'
-							ELSE p_direction END;
-		p_runner := COALESCE(p_runner, 'fastquery');
-		p_settings := tuner._fastquery_preset_settings(p_settings, p_objective);
-		IF p_runner = 'fastquery' AND NOT EXISTS (
-			SELECT 1 FROM tuner.runner r WHERE r.name = 'fastquery') THEN
-			PERFORM tuner.register_runner('fastquery', 'tuner_fastquery_runner');
-		END IF;
-	ELSIF p_preset = 'rocksdb' THEN
-		p_objective := COALESCE(p_objective, 'ratio_to_default');
-		p_runner := COALESCE(p_runner, 'rocksdb');
-		-- The preset's settings, under the caller's; "runner" merges by key.
-		IF p_settings ? 'runner' THEN
-			PERFORM tuner._check_rocksdb_runner_settings(p_settings -> 'runner');
-		END IF;
-		-- (its noise_sd is the paired ratio's, meaningless for another objective)
-		p_settings := (tuner._rocksdb_preset_settings()
-					   - CASE WHEN p_objective <> 'ratio_to_default' THEN 'noise_sd' ELSE '' END)
-			|| p_settings ||
-			pg_catalog.jsonb_build_object('runner',
-				(tuner._rocksdb_preset_settings() -> 'runner') ||
-				COALESCE(p_settings -> 'runner', '{}'));
-		IF p_runner = 'rocksdb' AND NOT EXISTS (
-			SELECT 1 FROM tuner.runner r WHERE r.name = 'rocksdb') THEN
-			PERFORM tuner.register_runner('rocksdb', 'tuner_rocksdb');
-		END IF;
 	END IF;
 	PERFORM tuner._not_null(p_name, 'name');
 	PERFORM tuner._not_null(p_objective, 'objective');
@@ -136,12 +99,8 @@ BEGIN
 	END;
 	INSERT INTO tuner.metric (study_id, name, role, direction)
 	VALUES (v_id, p_objective, 'objective', p_direction);
-	IF p_preset = 'rocksdb' THEN
-		PERFORM tuner._apply_rocksdb_preset(v_id, p_name);
-	ELSIF p_preset = 'ceph' THEN
-		PERFORM tuner._apply_ceph_preset(p_name, v_catalog);
-	ELSIF p_preset = 'fastquery' THEN
-		PERFORM tuner._apply_fastquery_preset(v_id, p_name);
+	IF v_preset IS NOT NULL THEN
+		PERFORM tuner._preset_apply(p_preset, v_preset, v_id, p_name, v_catalog);
 	END IF;
 	RETURN v_id;
 END;
