@@ -80,14 +80,14 @@ PG_OBJS = \
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
 EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o \
-	src/exec/program_safety.o
+	src/exec/program_safety.o src/exec/measure_context.o
 
 OBJS = $(CORE_OBJS) $(PG_OBJS) $(EXEC_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \
 	$(wildcard src/exec/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema limits strict_metrics trial_id replay_sessions conditions best_feasible abandoned ranking confirm preset_data
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema limits strict_metrics trial_id replay_sessions conditions best_feasible abandoned ranking confirm preset_data measurement_context
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

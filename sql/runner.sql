@@ -67,7 +67,7 @@ SELECT tuner.drop_runner('spare');
 -- tuner.step: a complete trial.  Null metrics are skipped, "_" keys go to
 -- details, the worker is "step".
 SELECT tuner.step('e') - 'trial' AS step;
-SELECT number, state, value, metrics, error, worker, details - 'elapsed_s' AS details
+SELECT number, state, value, metrics, error, worker, details - 'elapsed_s' - 'context' AS details
   FROM tuner.trials WHERE study = 'e';
 SELECT (details ->> 'elapsed_s')::float8 >= 0 AS has_elapsed FROM tuner.trials WHERE study = 'e';
 

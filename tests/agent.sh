@@ -149,15 +149,18 @@ SELECT concat_ws(' ',
        (SELECT count(*) > 0 FROM t a JOIN t b ON a.worker < b.worker
          WHERE a.started_at < b.finished_at AND b.started_at < a.finished_at),
        (SELECT count(*) > 0 FROM tuner.suggestion g JOIN t ON t.trial = g.trial_id
-         WHERE cardinality(g.pending) > 0))")
+         WHERE cardinality(g.pending) > 0),
+       (SELECT count(*) FROM t WHERE disturbed IS NOT NULL
+           AND (details #>> '{context,others_cpu_share}')::float8 BETWEEN 0 AND 1
+           AND (details #>> '{context,cpus}')::int >= 1) = $TOTAL)")
 sql "SELECT worker, count(*) AS trials, round(min(value)::numeric, 4) AS best
        FROM tuner.trials WHERE study = 'par' GROUP BY worker ORDER BY worker"
 pending=$(sql "SELECT count(*) FILTER (WHERE cardinality(pending) > 0) || ' of ' || count(*)
                  FROM tuner.suggestion g JOIN tuner.trial t ON t.id = g.trial_id
                  JOIN tuner.study s ON s.id = t.study_id WHERE s.name = 'par'")
 echo "agent: suggestions that saw pending trials: $pending"
-[ "$checks" = "t t t t t t t t t" ] ||
-	fail "parallel agents (count, distinct numbers, no gaps, all reported, distinct configs, per agent, queued taken, overlapping, pending seen): $checks"
+[ "$checks" = "t t t t t t t t t t" ] ||
+	fail "parallel agents (count, distinct numbers, no gaps, all reported, distinct configs, per agent, queued taken, overlapping, pending seen, context measured): $checks"
 echo "agent: $AGENTS agents x $PER_AGENT trials: no duplicate numbers or configurations, all reported"
 
 # 2. A runner that hangs past the study's timeout and ignores SIGTERM.

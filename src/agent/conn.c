@@ -285,7 +285,7 @@ agent_finish(AgentConn *c, long long trial, const char *worker,
 	char id[32];
 	char code[16];
 	char elapsed[32];
-	const char *values[9];
+	const char *values[10];
 	PGresult *r;
 	AgentCall rc;
 
@@ -301,11 +301,13 @@ agent_finish(AgentConn *c, long long trial, const char *worker,
 	values[6] = elapsed;
 	values[7] = forced_state;
 	values[8] = forced_reason;
+	/* how busy this host was while the runner ran */
+	values[9] = res->started && res->context[0] != '\0' ? res->context : NULL;
 	rc = call(c,
 			  "SELECT f ->> 'recorded', f ->> 'state', f ->> 'value', "
 			  "f ->> 'error' FROM tuner.agent_finish($1, $2, $3, $4, $5, "
-			  "$6, $7, $8, $9) f",
-			  9, values, c->call_timeout_s, &r);
+			  "$6, $7, $8, $9, $10::jsonb) f",
+			  10, values, c->call_timeout_s, &r);
 	if (rc != CALL_OK)
 		return rc;
 	out->recorded = strcmp(PQgetvalue(r, 0, 0), "true") == 0;

@@ -17,12 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
+#include "measure_context.h"
 #include "run.h"
 #include "runner_child.h"
 #include "runner_deadline.h"
@@ -200,6 +202,10 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 	pid_t pid;
 	int status = 0;
 	double start;
+	MeasureSnapshot before;
+	MeasureSnapshot after;
+	MeasureContext context;
+	struct rusage usage;
 	int i;
 
 	memset(result, 0, sizeof(*result));
@@ -224,6 +230,7 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 		return -1;
 	}
 
+	measure_take(&before);
 	/* The agent's signal handlers must not run in the child. */
 	fflush(NULL);
 	sigfillset(&all);
@@ -254,10 +261,19 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 
 	/* Whatever the runner left in its group goes with it. */
 	(void)kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	/* the keeper's usage includes the runner's and all it waited for */
+	memset(&usage, 0, sizeof(usage));
+	while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR)
 		;
 	agent_active_pgid = 0;
 	result->elapsed_s = agent_now_s() - start;
+	measure_take(&after);
+	measure_context(
+		&before, &after,
+		(double)usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
+			(double)usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6,
+		measure_load1(), &context);
+	measure_context_json(&context, result->context, sizeof(result->context));
 	if (WIFEXITED(status))
 		result->exit_code = WEXITSTATUS(status);
 	agent_exit_text(status, result->exit_text, sizeof(result->exit_text));

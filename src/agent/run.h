@@ -40,6 +40,7 @@ typedef struct AgentRunResult
 	bool out_truncated;      /* stdout was longer than the limit */
 	char *err_tail;          /* the last bytes of stderr (malloc'ed) */
 	double elapsed_s;
+	char context[512]; /* how busy the machine was (JSON), or "" */
 } AgentRunResult;
 
 /* Bytes of stdout read, and of stderr kept: the server's limits. */

@@ -36,7 +36,9 @@
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,6 +57,7 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "measure_context.h"
 #include "runner_child.h"
 #include "runner_deadline.h"
 #include "runner_exec.h"
@@ -410,6 +413,10 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	int fork_errno;
 	int status = 0;
 	TimestampTz start;
+	MeasureSnapshot before;
+	MeasureSnapshot after;
+	MeasureContext context;
+	struct rusage usage;
 	int i;
 
 	memset(result, 0, sizeof(*result));
@@ -458,6 +465,7 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 		exit_callback_registered = true;
 	}
 	prepare_scratch_files(spec);
+	measure_take(&before);
 
 	/* No PostgreSQL signal handler may run in the child. */
 	fflush(NULL);
@@ -486,7 +494,9 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 
 	/* Whatever the runner left in its group goes with it. */
 	(void)kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0)
+	/* the keeper's usage includes the runner's and all it waited for */
+	memset(&usage, 0, sizeof(usage));
+	while (wait4(pid, &status, 0, &usage) < 0)
 	{
 		if (errno != EINTR)
 		{
@@ -497,6 +507,13 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	}
 	active_pgid = 0;
 	result->elapsed_s = ms_since(start) / 1000.0;
+	measure_take(&after);
+	measure_context(
+		&before, &after,
+		(double)usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
+			(double)usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6,
+		measure_load1(), &context);
+	measure_context_json(&context, result->context, sizeof(result->context));
 	result->exit_status = status;
 	if (WIFEXITED(status))
 		result->exit_code = WEXITSTATUS(status);

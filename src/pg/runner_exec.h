@@ -42,6 +42,7 @@ typedef struct TunerRunResult
 	bool out_truncated;      /* stdout was longer than the limit */
 	char *err_tail;          /* last TUNER_STDERR_TAIL bytes of stderr */
 	double elapsed_s;
+	char context[512]; /* how busy the machine was (JSON), or "" */
 } TunerRunResult;
 
 /* Bytes of stdout read, and of stderr kept (its tail). */

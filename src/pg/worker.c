@@ -213,7 +213,8 @@ load_launch(int64 trial, TrialLaunch *launch, MemoryContext cxt)
 }
 
 /*
- * Record a trial's outcome with tuner._finish_trial; forced_state and
+ * Record a trial's outcome with tuner._finish_trial, then the machine's
+ * context of its run; forced_state and
  * forced_reason override the protocol (NULL: parse the output).  Returns
  * the summary jsonb as text, in cxt.  SPI must be connected.
  */
@@ -225,6 +226,7 @@ record_outcome(int64 trial, const TunerRunResult *r, const char *forced_state,
 					TEXTOID, FLOAT8OID, TEXTOID, TEXTOID};
 	Datum values[8];
 	char nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	char *summary;
 
 	values[0] = Int64GetDatum(trial);
 	values[1] = Int32GetDatum(r->exit_code);
@@ -244,7 +246,19 @@ record_outcome(int64 trial, const TunerRunResult *r, const char *forced_state,
 		nulls[7] = 'n';
 	run_sql("SELECT tuner._finish_trial($1, $2, $3, $4, $5, $6, $7, $8)::text",
 			8, types, values, nulls, false);
-	return first_value(cxt);
+	summary = first_value(cxt);
+	/* how busy the machine was meanwhile (measurement_context.sql) */
+	if (r->started && r->context[0] != '\0')
+	{
+		Oid ctypes[2] = {INT8OID, TEXTOID};
+		Datum cvalues[2];
+
+		cvalues[0] = Int64GetDatum(trial);
+		cvalues[1] = CStringGetTextDatum(r->context);
+		run_sql("SELECT tuner._record_context($1, $2::jsonb)", 2, ctypes,
+				cvalues, NULL, false);
+	}
+	return summary;
 }
 
 /*

@@ -73,6 +73,19 @@ BEGIN
 	IF settings ? 'max_retries' THEN
 		PERFORM tuner._json_int(settings -> 'max_retries', 'setting max_retries', 0, 100);
 	END IF;
+	-- How busy the machine may be during a trial (measurement_context.sql).
+	IF settings ? 'max_disturbance' AND (pg_catalog.jsonb_typeof(settings -> 'max_disturbance') IS DISTINCT FROM 'number'
+		OR (settings ->> 'max_disturbance')::float8 <= 0 OR (settings ->> 'max_disturbance')::float8 > 1) THEN
+		RAISE EXCEPTION 'setting max_disturbance must be a number above 0 and at most 1'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', settings -> 'max_disturbance'),
+				  HINT = 'It is the share of the machine''s CPU other processes may use while a trial runs before the trial counts as disturbed; the default is 0.25.';
+	END IF;
+	IF settings ? 'retry_disturbed' AND pg_catalog.jsonb_typeof(settings -> 'retry_disturbed') IS DISTINCT FROM 'boolean' THEN
+		RAISE EXCEPTION 'setting retry_disturbed must be true or false'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', settings -> 'retry_disturbed');
+	END IF;
 	IF settings ? 'runner' AND pg_catalog.jsonb_typeof(settings -> 'runner') IS DISTINCT FROM 'object' THEN
 		RAISE EXCEPTION 'setting runner must be a JSON object'
 			USING ERRCODE = 'invalid_parameter_value',

@@ -214,14 +214,15 @@ $$;
 -- 'regression' when the interval excludes no change, 'no change shown'
 -- when it does not, 'too few pairs' below 2.  Runs still queued or
 -- running count as pending, failed and interrupted ones as lost (a retry
--- of an interrupted run takes its place).  A ratio needs positive values:
+-- of an interrupted run takes its place); disturbed counts the pairs with
+-- a run during which the machine was busy (measurement_context.sql).  A ratio needs positive values:
 -- a pair with a value <= 0 is counted as unusable.
 CREATE FUNCTION tuner.confirmation(study text)
 RETURNS TABLE (trial bigint, number int, pairs int, ratio float8,
 			   ratio_low float8, ratio_high float8, p_value float8,
 			   change_pct float8, change_low_pct float8,
 			   change_high_pct float8, verdict text, pending int, lost int,
-			   unusable int)
+			   unusable int, disturbed int)
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
@@ -257,8 +258,9 @@ BEGIN
 		  INTO v_logs, unusable
 		  FROM per_pair p;
 		SELECT pg_catalog.count(*) FILTER (WHERE x.state IN ('queued', 'running'))::int,
-			   pg_catalog.count(*) FILTER (WHERE x.state IN ('failed', 'interrupted'))::int
-		  INTO pending, lost
+			   pg_catalog.count(*) FILTER (WHERE x.state IN ('failed', 'interrupted'))::int,
+			   pg_catalog.count(DISTINCT x.confirm_pair) FILTER (WHERE x.state = 'complete' AND x.disturbed)::int
+		  INTO pending, lost, disturbed
 		  FROM tuner.trial x WHERE x.study_id = s.id AND x.confirms = v.id;
 		pairs := COALESCE(pg_catalog.cardinality(v_logs), 0);
 		ratio := NULL; ratio_low := NULL; ratio_high := NULL; p_value := NULL;

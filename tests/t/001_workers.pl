@@ -86,6 +86,12 @@ is( $node->safe_psql(
 					   || '/' || count(DISTINCT worker)
 					   FROM tuner.trials WHERE study = 'quick'}),
 	'6/6/2', 'six complete trials from two workers');
+is( $node->safe_psql(
+		'postgres', q{SELECT count(*) FROM tuner.trials WHERE study = 'quick'
+					   AND disturbed IS NOT NULL
+					   AND (details #>> '{context,others_cpu_share}')::float8 BETWEEN 0 AND 1
+					   AND (details #>> '{context,elapsed_s}')::float8 > 0}),
+	'6', 'each worker trial records how busy the machine was');
 
 # 3. A runner that ignores SIGTERM and leaves a child: the timeout kills
 # the whole group (SIGTERM, then SIGKILL after the grace period).

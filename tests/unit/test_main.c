@@ -46,6 +46,7 @@ main(int argc, char **argv)
 		{"multiobjective", test_multiobjective},
 		{"program_safety", test_program_safety},
 		{"mean_interval", test_mean_interval},
+		{"measure_context", test_measure_context},
 		{"interrupt", test_interrupt},
 	};
 	size_t		i;

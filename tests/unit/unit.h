@@ -64,5 +64,6 @@ void		test_interrupt(void);
 void		test_multiobjective(void);
 void		test_program_safety(void);
 void		test_mean_interval(void);
+void		test_measure_context(void);
 
 #endif
