@@ -131,8 +131,21 @@ SELECT regress_tuner_tb_try($$DELETE FROM tuner.study_event$$);
 SELECT regress_tuner_tb_try($$UPDATE tuner.parameter_source SET level = 'x'$$);
 SELECT regress_tuner_tb_try($$DELETE FROM tuner.parameter$$);
 SELECT regress_tuner_tb_try($$DELETE FROM tuner.metric$$);
+-- Models and suggestion records: written by the suggestion that made the
+-- trial, in its transaction, and nothing else (a warm start reads the
+-- latest model; replay reads the record).
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales, outputscale, noise) VALUES (%s, %s, 'gp', 1, '{1e-300}', 1, 1)$$, :study_v, :trial_v));
+SELECT regress_tuner_tb_try(format($$SELECT tuner._model_insert(ARRAY[jsonb_populate_record(NULL::tuner.model, '{"study_id": %s, "trial_id": %s, "kind": "gp", "n": 1, "lengthscales": [1e-300], "outputscale": 1, "noise": 1}')])$$, :study_v, :trial_v));
+SELECT regress_tuner_tb_try(format($$SELECT tuner._suggestion_insert(jsonb_populate_record(s, '{"trial_id": %s}')) FROM tuner.suggestion s LIMIT 1$$, :trial_v));
+SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.suggestion SELECT * FROM tuner.suggestion WHERE trial_id = %s$$, :trial_v));
+-- nor in the transaction of a suggestion of its own, for another study
+BEGIN;
+SELECT (tuner.suggest_next('tb_v') ->> 'trial') AS fresh \gset
+SELECT regress_tuner_tb_try(format($$SELECT tuner._model_insert(ARRAY[jsonb_populate_record(NULL::tuner.model, '{"study_id": %s, "trial_id": %s, "kind": "gp", "n": 1, "lengthscales": [1], "outputscale": 1, "noise": 1}')])$$, :study_v + 1000000, :fresh));
+ROLLBACK;
 RESET ROLE;
 SELECT count(*) AS trials_kept FROM tuner.trial WHERE study_id = :study_v;
+SELECT count(*) AS models_of_the_trial FROM tuner.model WHERE trial_id = :trial_v;
 
 -- 3. Runner input written straight into tuner.trial: only the study's
 -- parameters, within their bounds and choices, the missing ones at their

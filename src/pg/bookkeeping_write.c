@@ -1,7 +1,7 @@
 /*
  * bookkeeping_write.c
- *	  A study's jobs, views and grants, and the presets, are written by
- *	  tuner's functions only (issue 25).
+ *	  A study's jobs, views, grants, models and suggestion records, and the
+ *	  presets, are written by tuner's functions only (issue 25).
  *
  *	  tuner's functions run as their caller, so that row-level security and
  *	  the guard triggers judge every write as the caller's own.  A role
@@ -21,6 +21,8 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
@@ -89,6 +91,17 @@ static const BookkeepingStatement statements[] = {
 	 false},
 	{"_preset_delete",
 	 "DELETE FROM tuner.preset p WHERE p.name = $1 AND p.owner = $2", false},
+	/* rows of one suggestion's models: ids and times are the statement's */
+	{"_model_insert",
+	 "INSERT INTO tuner.model SELECT (pg_catalog.jsonb_populate_record(m, "
+	 "pg_catalog.jsonb_build_object("
+	 "'id', pg_catalog.nextval('tuner.model_id_seq'::pg_catalog.regclass), "
+	 "'fitted_at', pg_catalog.now()))).* FROM pg_catalog.unnest($1) m",
+	 false},
+	{"_suggestion_insert",
+	 "INSERT INTO tuner.suggestion SELECT (pg_catalog.jsonb_populate_record("
+	 "$1, pg_catalog.jsonb_build_object('made_at', pg_catalog.now()))).*",
+	 false},
 	{"_grant_forget",
 	 "DELETE FROM tuner.study_grant g "
 	 "WHERE g.study_id = $1 AND g.grantee = $2",
@@ -100,6 +113,7 @@ static int bookkeeping_depth = 0;
 
 PG_FUNCTION_INFO_V1(tuner_bookkeeping_write);
 PG_FUNCTION_INFO_V1(tuner_in_bookkeeping_write);
+PG_FUNCTION_INFO_V1(tuner_trial_made_here);
 
 static const BookkeepingStatement *
 find_statement(const char *function)
@@ -118,6 +132,42 @@ Datum
 tuner_in_bookkeeping_write(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(bookkeeping_depth > 0);
+}
+
+/*
+ * tuner._trial_made_here(trial bigint) RETURNS bool: was the trial's row
+ * written by this transaction (or one of its subtransactions)?  A
+ * suggestion's record and its models belong to the suggestion that made
+ * the trial, in the same transaction.
+ */
+Datum
+tuner_trial_made_here(PG_FUNCTION_ARGS)
+{
+	Oid types[1] = {INT8OID};
+	Datum values[1];
+	bool made = false;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_BOOL(false);
+	values[0] = PG_GETARG_DATUM(0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(
+			"SELECT t.xmin FROM tuner.trial t WHERE t.id = $1", 1, types,
+			values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the trial's row");
+	if (SPI_processed == 1)
+	{
+		bool isnull;
+		Datum xmin = SPI_getbinval(SPI_tuptable->vals[0],
+								   SPI_tuptable->tupdesc, 1, &isnull);
+
+		made = !isnull && TransactionIdIsCurrentTransactionId(
+							  DatumGetTransactionId(xmin));
+	}
+	if (SPI_finish() != SPI_OK_FINISH)
+		elog(ERROR, "SPI_finish failed");
+	PG_RETURN_BOOL(made);
 }
 
 /*

@@ -1,6 +1,6 @@
 -------------------------------------------------------------------------------
--- A study's jobs, views and grants, and the presets, are written by
--- tuner's functions only.
+-- A study's jobs, views, grants, models and suggestion records, and the
+-- presets, are written by tuner's functions only.
 --
 -- tuner's functions run as their caller, so a role that may call them
 -- also held the table privileges to write these tables directly, and a
@@ -41,6 +41,10 @@ CREATE FUNCTION tuner._grant_insert(study_id bigint, grantee name, privilege tex
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
 CREATE FUNCTION tuner._grant_forget(study_id bigint, grantee name)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._model_insert(models tuner.model[])
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._suggestion_insert(suggestion tuner.suggestion)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
 CREATE FUNCTION tuner._preset_insert(name text, definition jsonb)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
 CREATE FUNCTION tuner._preset_delete(name text, owner name)
@@ -62,6 +66,8 @@ BEGIN
 						 WHEN 'job' THEN 'Start a job with tuner.run() and stop it with tuner.stop().'
 						 WHEN 'study_view' THEN 'Make a view with tuner.create_view() and remove it with DROP VIEW.'
 						 WHEN 'preset' THEN 'Use tuner.create_preset() and tuner.drop_preset().'
+						 WHEN 'model' THEN 'tuner.suggest_next() records the models it fits.'
+						 WHEN 'suggestion' THEN 'tuner.suggest_next() records what each suggestion was computed from.'
 						 ELSE 'Use tuner.grant_study() and tuner.revoke_study().' END;
 	END IF;
 	RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
@@ -76,3 +82,48 @@ CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.stud
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
 CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.preset
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.model
+	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.suggestion
+	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+
+-- Was the trial's row written by this transaction?
+CREATE FUNCTION tuner._trial_made_here(trial bigint)
+RETURNS bool
+AS 'MODULE_PATHNAME', 'tuner_trial_made_here'
+LANGUAGE C STABLE;
+
+-- Trigger: a suggestion's record and its models are written by the
+-- suggestion that made the trial, in its transaction, for the trial's
+-- own study; so no later call can add a model or rewrite the record of
+-- what a suggestion saw (a warm start reads the latest model).
+CREATE FUNCTION tuner._suggestion_record_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_ok bool;
+BEGIN
+	IF tuner._is_superuser() THEN
+		RETURN NEW;
+	END IF;
+	v_ok := tuner._trial_made_here(NEW.trial_id);
+	-- (NEW has a study only in tuner.model)
+	IF v_ok AND TG_TABLE_NAME = 'model' THEN
+		v_ok := EXISTS (SELECT 1 FROM tuner.trial t
+						 WHERE t.id = NEW.trial_id AND t.study_id = NEW.study_id);
+	END IF;
+	IF NOT v_ok THEN
+		RAISE EXCEPTION 'tuner.% rows are written by the suggestion that made their trial', TG_TABLE_NAME
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = pg_catalog.format('Trial %s was not made by this transaction, for this study.', NEW.trial_id),
+				  HINT = 'tuner.suggest_next() records them.';
+	END IF;
+	RETURN NEW;
+END;
+$$;
+
+CREATE TRIGGER suggestion_record_guard BEFORE INSERT ON tuner.model
+	FOR EACH ROW EXECUTE FUNCTION tuner._suggestion_record_guard();
+CREATE TRIGGER suggestion_record_guard BEFORE INSERT ON tuner.suggestion
+	FOR EACH ROW EXECUTE FUNCTION tuner._suggestion_record_guard();

@@ -667,39 +667,52 @@ BEGIN
 	END;
 
 	-- Everything the suggestion was computed from, for replay_suggestion.
-	INSERT INTO tuner.suggestion (trial_id, algorithm, parameters, kinds, lows,
-								  highs, log_scales, n_choices, fixed,
-								  objective_metric, sign, aux_metrics,
-								  aux_weights, observed, pending, other,
-								  n_initial, design_index, seed, design_seed,
-								  icm_rank, warm_model, cluster_members,
-								  cluster_metric, warm_cluster_tasks,
-								  warm_cluster_rank, warm_cluster_lengthscales,
-								  warm_cluster_loadings, warm_cluster_variance,
-								  warm_cluster_noise, warm_cluster_mean,
-								  transfer, history_md5, objective_metrics,
-								  objective_signs, scalarization_weights,
-								  canonical, condition_parent, condition_op,
-								  condition_values, condition_default)
-	VALUES (v_trial, v_algorithm, sp.names, sp.kinds, sp.lows, sp.highs,
-			sp.log_scales, sp.n_choices,
-			COALESCE((SELECT pg_catalog.jsonb_object_agg(p.name, p.default_value)
+	PERFORM tuner._suggestion_insert(pg_catalog.jsonb_populate_record(NULL::tuner.suggestion, pg_catalog.to_jsonb(x)))
+	  FROM (SELECT v_trial AS trial_id,
+				v_algorithm AS algorithm,
+				sp.names AS parameters,
+				sp.kinds AS kinds,
+				sp.lows AS lows,
+				sp.highs AS highs,
+				sp.log_scales AS log_scales,
+				sp.n_choices AS n_choices,
+				COALESCE((SELECT pg_catalog.jsonb_object_agg(p.name, p.default_value)
 						FROM tuner.parameter p
-					   WHERE p.study_id = s.id AND NOT p.enabled), '{}'),
-			v_objective_id, v_sign,
-			CASE WHEN v_algorithm IN ('icm', 'clustered-icm') AND h.y_aux IS NOT NULL THEN v_aux_ids END,
-			CASE WHEN h.y_aux IS NOT NULL THEN v_aux_weights END,
-			COALESCE(h.id_observed, '{}'), COALESCE(h.id_pending, '{}'),
-			COALESCE(h.id_other, '{}'), v_n_initial,
-			(SELECT pg_catalog.count(*)::int FROM tuner.trial t
-			  WHERE t.study_id = s.id AND t.source <> 'default' AND t.id <> v_trial),
-			v_seed, s.seed, (s.settings ->> 'icm_rank')::int, w.id,
-			v_cluster_members, v_cluster_metric, v_wc_tasks, v_wc_rank, v_wc_ls,
-			v_wc_w, v_wc_v, v_wc_noise, v_wc_mean, v_x_transfer IS NOT NULL,
-			tuner._history_md5(h.y_observed,
-							   CASE WHEN v_algorithm IN ('icm', 'clustered-icm') THEN h.y_aux END),
-			v_mo_ids, v_mo_signs, v_mo_weights,
-			true, v_cond.parents, v_cond.ops, v_cond.vals, v_cond.defaults);
+					   WHERE p.study_id = s.id AND NOT p.enabled), '{}') AS fixed,
+				v_objective_id AS objective_metric,
+				v_sign AS sign,
+				CASE WHEN v_algorithm IN ('icm', 'clustered-icm') AND h.y_aux IS NOT NULL THEN v_aux_ids END AS aux_metrics,
+				CASE WHEN h.y_aux IS NOT NULL THEN v_aux_weights END AS aux_weights,
+				COALESCE(h.id_observed, '{}') AS observed,
+				COALESCE(h.id_pending, '{}') AS pending,
+				COALESCE(h.id_other, '{}') AS other,
+				v_n_initial AS n_initial,
+				(SELECT pg_catalog.count(*)::int FROM tuner.trial t
+			  WHERE t.study_id = s.id AND t.source <> 'default' AND t.id <> v_trial) AS design_index,
+				v_seed AS seed,
+				s.seed AS design_seed,
+				(s.settings ->> 'icm_rank')::int AS icm_rank,
+				w.id AS warm_model,
+				v_cluster_members AS cluster_members,
+				v_cluster_metric AS cluster_metric,
+				v_wc_tasks AS warm_cluster_tasks,
+				v_wc_rank AS warm_cluster_rank,
+				v_wc_ls AS warm_cluster_lengthscales,
+				v_wc_w AS warm_cluster_loadings,
+				v_wc_v AS warm_cluster_variance,
+				v_wc_noise AS warm_cluster_noise,
+				v_wc_mean AS warm_cluster_mean,
+				v_x_transfer IS NOT NULL AS transfer,
+				tuner._history_md5(h.y_observed,
+							   CASE WHEN v_algorithm IN ('icm', 'clustered-icm') THEN h.y_aux END) AS history_md5,
+				v_mo_ids AS objective_metrics,
+				v_mo_signs AS objective_signs,
+				v_mo_weights AS scalarization_weights,
+				true AS canonical,
+				v_cond.parents AS condition_parent,
+				v_cond.ops AS condition_op,
+				v_cond.vals AS condition_values,
+				v_cond.defaults AS condition_default) x;
 
 	PERFORM tuner._widen_soft_bounds(s, v_trial);
 
@@ -708,99 +721,119 @@ BEGIN
 		FOR c IN 1 .. pg_catalog.cardinality(v_cluster_metric)
 		LOOP
 			CONTINUE WHEN r.cluster_tasks[c] = 0;
-			INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales,
-									 outputscale, noise, mean, log_likelihood,
-									 tasks, rank, task_covariance,
-									 task_correlation, task_noise, task_mean,
-									 kronecker, fit_ms, parameters,
-									 cluster_metric, task_loadings,
-									 task_variance)
-			SELECT s.id, v_trial, 'cluster', h.n_observed,
-				   pg_catalog.array_agg(r.cluster_lengthscales[c][j] ORDER BY j),
-				   r.cluster_task_covariance[c][1], r.cluster_task_noise[c][1],
-				   r.cluster_task_mean[c][1], r.cluster_log_likelihood[c],
-				   CASE r.cluster_tasks[c] WHEN 2 THEN ARRAY[s.objective, v_cluster_names[c]]
-						ELSE ARRAY[s.objective] END,
-				   r.cluster_rank[c],
-				   CASE r.cluster_tasks[c] WHEN 2 THEN
+			PERFORM tuner._model_insert(ARRAY(
+				SELECT pg_catalog.jsonb_populate_record(NULL::tuner.model, pg_catalog.to_jsonb(x))
+				  FROM (SELECT s.id AS study_id,
+						v_trial AS trial_id,
+						'cluster' AS kind,
+						h.n_observed AS n,
+						pg_catalog.array_agg(r.cluster_lengthscales[c][j] ORDER BY j) AS lengthscales,
+						r.cluster_task_covariance[c][1] AS outputscale,
+						r.cluster_task_noise[c][1] AS noise,
+						r.cluster_task_mean[c][1] AS mean,
+						r.cluster_log_likelihood[c] AS log_likelihood,
+						CASE r.cluster_tasks[c] WHEN 2 THEN ARRAY[s.objective, v_cluster_names[c]]
+						ELSE ARRAY[s.objective] END AS tasks,
+						r.cluster_rank[c] AS rank,
+						CASE r.cluster_tasks[c] WHEN 2 THEN
 						ARRAY[[r.cluster_task_covariance[c][1], r.cluster_task_covariance[c][2]],
-							  [r.cluster_task_covariance[c][3], r.cluster_task_covariance[c][4]]] END,
-				   CASE r.cluster_tasks[c] WHEN 2 THEN
+							  [r.cluster_task_covariance[c][3], r.cluster_task_covariance[c][4]]] END AS task_covariance,
+						CASE r.cluster_tasks[c] WHEN 2 THEN
 						ARRAY[[r.cluster_task_correlation[c][1], r.cluster_task_correlation[c][2]],
-							  [r.cluster_task_correlation[c][3], r.cluster_task_correlation[c][4]]] END,
-				   ARRAY(SELECT r.cluster_task_noise[c][t]
-						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t),
-				   ARRAY(SELECT r.cluster_task_mean[c][t]
-						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t),
-				   r.cluster_kronecker[c] = 1, r.fit_ms,
-				   pg_catalog.array_agg(sp.names[j] ORDER BY j),
-				   v_cluster_names[c],
-				   -- W (tasks x rank) from its row of 4, v from its row of 2
+							  [r.cluster_task_correlation[c][3], r.cluster_task_correlation[c][4]]] END AS task_correlation,
+						ARRAY(SELECT r.cluster_task_noise[c][t]
+						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t) AS task_noise,
+						ARRAY(SELECT r.cluster_task_mean[c][t]
+						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t) AS task_mean,
+						r.cluster_kronecker[c] = 1 AS kronecker,
+						r.fit_ms AS fit_ms,
+						pg_catalog.array_agg(sp.names[j] ORDER BY j) AS parameters,
+						v_cluster_names[c] AS cluster_metric,
+						-- W (tasks x rank) from its row of 4, v from its row of 2
 				   (SELECT pg_catalog.array_agg(ARRAY(
 							SELECT r.cluster_task_loadings[c][(t - 1) * r.cluster_rank[c] + k]
 							  FROM pg_catalog.generate_series(1, r.cluster_rank[c]) AS k
 							 ORDER BY k) ORDER BY t)
-					  FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t),
-				   ARRAY(SELECT r.cluster_task_variance[c][t]
-						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t)
-			  FROM pg_catalog.generate_series(1, d) AS j
-			 WHERE v_cluster_members[c][j] = 1;
+					  FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t) AS task_loadings,
+						ARRAY(SELECT r.cluster_task_variance[c][t]
+						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t) AS task_variance
+					  FROM pg_catalog.generate_series(1, d) AS j
+			 WHERE v_cluster_members[c][j] = 1) x));
 		END LOOP;
 		-- every combination of the clusters' proposals was tried: the point
 		-- came from one GP over every parameter, stored as a row of kind gp
 		IF NOT (1 = ANY (r.cluster_used)) THEN
-			INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales,
-									 outputscale, noise, mean, log_likelihood,
-									 tasks, fit_ms, parameters)
-			VALUES (s.id, v_trial, 'gp', h.n_observed, r.lengthscales,
-					r.outputscale, r.noise, r.mean, r.log_likelihood,
-					ARRAY[s.objective], r.fit_ms, sp.names);
+			PERFORM tuner._model_insert(ARRAY(
+				SELECT pg_catalog.jsonb_populate_record(NULL::tuner.model, pg_catalog.to_jsonb(x))
+				  FROM (SELECT s.id AS study_id,
+						v_trial AS trial_id,
+						'gp' AS kind,
+						h.n_observed AS n,
+						r.lengthscales AS lengthscales,
+						r.outputscale AS outputscale,
+						r.noise AS noise,
+						r.mean AS mean,
+						r.log_likelihood AS log_likelihood,
+						ARRAY[s.objective] AS tasks,
+						r.fit_ms AS fit_ms,
+						sp.names AS parameters) x));
 		END IF;
 	ELSIF r.source = 'model' THEN
 		-- the tasks the model kept, in its order (tasks_used is 0-based)
 		SELECT pg_catalog.array_agg(v_tasks[u.k] ORDER BY u.used) INTO v_tasks
 		  FROM pg_catalog.unnest(r.tasks_used) WITH ORDINALITY AS u(used, k)
 		 WHERE u.used >= 0;
-		INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales,
-								 outputscale, noise, mean, log_likelihood,
-								 tasks, rank, task_loadings, task_variance,
-								 task_covariance, task_correlation,
-								 task_noise, task_mean, kronecker, fit_ms,
-								 parameters)
-		VALUES (s.id, v_trial, CASE WHEN r.rank IS NULL THEN 'gp' ELSE 'icm' END,
-				h.n_observed, r.lengthscales, r.outputscale, r.noise, r.mean,
-				r.log_likelihood,
-				COALESCE(v_tasks, ARRAY[CASE WHEN v_mo_ids IS NULL THEN s.objective ELSE 'parego' END]), r.rank,
-				r.task_loadings, r.task_variance, r.task_covariance,
-				r.task_correlation, r.task_noise, r.task_mean, r.kronecker,
-				r.fit_ms, sp.names);
+		PERFORM tuner._model_insert(ARRAY(
+			SELECT pg_catalog.jsonb_populate_record(NULL::tuner.model, pg_catalog.to_jsonb(x))
+			  FROM (SELECT s.id AS study_id,
+					v_trial AS trial_id,
+					CASE WHEN r.rank IS NULL THEN 'gp' ELSE 'icm' END AS kind,
+					h.n_observed AS n,
+					r.lengthscales AS lengthscales,
+					r.outputscale AS outputscale,
+					r.noise AS noise,
+					r.mean AS mean,
+					r.log_likelihood AS log_likelihood,
+					COALESCE(v_tasks, ARRAY[CASE WHEN v_mo_ids IS NULL THEN s.objective ELSE 'parego' END]) AS tasks,
+					r.rank AS rank,
+					r.task_loadings AS task_loadings,
+					r.task_variance AS task_variance,
+					r.task_covariance AS task_covariance,
+					r.task_correlation AS task_correlation,
+					r.task_noise AS task_noise,
+					r.task_mean AS task_mean,
+					r.kronecker AS kronecker,
+					r.fit_ms AS fit_ms,
+					sp.names AS parameters) x));
 	END IF;
 	-- the feasibility model and each constraint's, when fitted (issue 10)
 	IF r.source = 'model' AND r.constraint_n IS NOT NULL THEN
-		INSERT INTO tuner.model (study_id, trial_id, kind, n, lengthscales,
-								 outputscale, noise, mean, log_likelihood,
-								 tasks, parameters, outcome_mean, outcome_sd,
-								 bound, constraint_metric, trend_intercept,
-								 trend_slopes, calibration_threshold,
-								 calibration_spread)
-		SELECT s.id, v_trial, CASE WHEN c = 1 THEN 'feasibility' ELSE 'constraint' END,
-			   r.constraint_n[c],
-			   ARRAY(SELECT r.constraint_lengthscales[c][j]
-					   FROM pg_catalog.generate_series(1, d) AS j ORDER BY j),
-			   r.constraint_outputscale[c], r.constraint_noise[c],
-			   r.constraint_mean[c], r.constraint_log_likelihood[c],
-			   CASE WHEN c > 1 THEN ARRAY[v_con_names[c - 1]] END, sp.names,
-			   r.constraint_y_mean[c], r.constraint_y_sd[c],
-			   r.constraint_bound_std[c],
-			   CASE WHEN c > 1 THEN v_con_names[c - 1] END,
-			   CASE WHEN r.constraint_trend_intercept[c] <> 'NaN' THEN r.constraint_trend_intercept[c] END,
-			   CASE WHEN r.constraint_trend_intercept[c] <> 'NaN' THEN
+		PERFORM tuner._model_insert(ARRAY(
+			SELECT pg_catalog.jsonb_populate_record(NULL::tuner.model, pg_catalog.to_jsonb(x))
+			  FROM (SELECT s.id AS study_id,
+					v_trial AS trial_id,
+					CASE WHEN c = 1 THEN 'feasibility' ELSE 'constraint' END AS kind,
+					r.constraint_n[c] AS n,
+					ARRAY(SELECT r.constraint_lengthscales[c][j]
+					   FROM pg_catalog.generate_series(1, d) AS j ORDER BY j) AS lengthscales,
+					r.constraint_outputscale[c] AS outputscale,
+					r.constraint_noise[c] AS noise,
+					r.constraint_mean[c] AS mean,
+					r.constraint_log_likelihood[c] AS log_likelihood,
+					CASE WHEN c > 1 THEN ARRAY[v_con_names[c - 1]] END AS tasks,
+					sp.names AS parameters,
+					r.constraint_y_mean[c] AS outcome_mean,
+					r.constraint_y_sd[c] AS outcome_sd,
+					r.constraint_bound_std[c] AS bound,
+					CASE WHEN c > 1 THEN v_con_names[c - 1] END AS constraint_metric,
+					CASE WHEN r.constraint_trend_intercept[c] <> 'NaN' THEN r.constraint_trend_intercept[c] END AS trend_intercept,
+					CASE WHEN r.constraint_trend_intercept[c] <> 'NaN' THEN
 					ARRAY(SELECT r.constraint_trend_slopes[c][j]
-							FROM pg_catalog.generate_series(1, d) AS j ORDER BY j) END,
-			   CASE WHEN r.constraint_calibration_threshold[c] <> 'NaN' THEN r.constraint_calibration_threshold[c] END,
-			   CASE WHEN r.constraint_calibration_spread[c] <> 'NaN' THEN r.constraint_calibration_spread[c] END
-		  FROM pg_catalog.generate_series(1, pg_catalog.cardinality(r.constraint_n)) AS c
-		 WHERE r.constraint_n[c] > 0;
+							FROM pg_catalog.generate_series(1, d) AS j ORDER BY j) END AS trend_slopes,
+					CASE WHEN r.constraint_calibration_threshold[c] <> 'NaN' THEN r.constraint_calibration_threshold[c] END AS calibration_threshold,
+					CASE WHEN r.constraint_calibration_spread[c] <> 'NaN' THEN r.constraint_calibration_spread[c] END AS calibration_spread
+				  FROM pg_catalog.generate_series(1, pg_catalog.cardinality(r.constraint_n)) AS c
+		 WHERE r.constraint_n[c] > 0) x));
 	END IF;
 
 	RETURN pg_catalog.jsonb_build_object('trial', v_trial, 'params', v_params);
