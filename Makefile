@@ -54,7 +54,8 @@ CORE_OBJS = \
 	src/core/pareto.o \
 	src/core/hypervolume.o \
 	src/core/parego.o \
-	src/core/mean_interval.o
+	src/core/mean_interval.o \
+	src/core/pruning.o
 
 PG_OBJS = \
 	src/pg/tuner.o \
@@ -76,7 +77,8 @@ PG_OBJS = \
 	src/pg/host_cpus.o \
 	src/pg/server_lifetime.o \
 	src/pg/bookkeeping_write.o \
-	src/pg/mean_interval_glue.o
+	src/pg/mean_interval_glue.o \
+	src/pg/pruning_glue.o
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
 EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o \
@@ -87,7 +89,7 @@ TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \
 	$(wildcard src/exec/*.h)
 
 # Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema limits strict_metrics trial_id replay_sessions conditions best_feasible abandoned ranking confirm preset_data measurement_context
+REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema limits strict_metrics trial_id replay_sessions conditions best_feasible abandoned ranking confirm preset_data measurement_context pruning
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)

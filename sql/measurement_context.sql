@@ -2,7 +2,8 @@
 -- machine was meanwhile (issue 29): its details' "context", and the
 -- disturbed flag against the study's max_disturbance.  The runners are
 -- /bin/sh scripts whose load the test controls: one leaves the machine
--- alone, one starts a CPU hog per CPU outside its process group (other
+-- alone, one starts a CPU hog per CPU in a session of its own that
+-- outlives the runner (so the runner never waits for it: other
 -- processes, to the measurement) for the length of the run.
 \set SHOW_CONTEXT never
 
@@ -18,7 +19,7 @@ $$;
 
 SELECT tuner.register_runner('mc_quiet', '/bin/sh', ARRAY['-c', 'cat']);
 SELECT tuner.register_runner('mc_hog', '/bin/sh', ARRAY['-c',
-	'for i in $(seq "$(nproc)"); do setsid timeout 2.5 sh -c "while :; do :; done" </dev/null >/dev/null 2>&1 & done; sleep 2.5; cat']);
+	'for i in $(seq "$(nproc)"); do setsid timeout 3.5 sh -c "while :; do :; done" </dev/null >/dev/null 2>&1 & done; sleep 2.5; cat']);
 SELECT tuner.create_study('mc_quiet', 'x', runner => 'mc_quiet', settings => '{"seed": 1}') > 0 AS created;
 SELECT tuner.add_parameter('mc_quiet', 'x', 'float', 0, 1);
 SELECT tuner.step('mc_quiet') ->> 'state' AS state;

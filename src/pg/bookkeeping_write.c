@@ -102,6 +102,10 @@ static const BookkeepingStatement statements[] = {
 	 "INSERT INTO tuner.suggestion SELECT (pg_catalog.jsonb_populate_record("
 	 "$1, pg_catalog.jsonb_build_object('made_at', pg_catalog.now()))).*",
 	 false},
+	{"_progress_insert",
+	 "INSERT INTO tuner.trial_progress (trial_id, step, metrics) "
+	 "VALUES ($1, $2, $3)",
+	 false},
 	{"_grant_forget",
 	 "DELETE FROM tuner.study_grant g "
 	 "WHERE g.study_id = $1 AND g.grantee = $2",

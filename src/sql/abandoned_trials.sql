@@ -81,6 +81,8 @@ BEGIN
 				  DETAIL = pg_catalog.format('Got %s.', settings -> 'max_disturbance'),
 				  HINT = 'It is the share of the machine''s CPU other processes may use while a trial runs before the trial counts as disturbed; the default is 0.25.';
 	END IF;
+	-- Early stopping (pruning.sql).
+	PERFORM tuner._check_pruning(settings -> 'pruning');
 	IF settings ? 'retry_disturbed' AND pg_catalog.jsonb_typeof(settings -> 'retry_disturbed') IS DISTINCT FROM 'boolean' THEN
 		RAISE EXCEPTION 'setting retry_disturbed must be true or false'
 			USING ERRCODE = 'invalid_parameter_value',

@@ -45,6 +45,8 @@ CREATE FUNCTION tuner._model_insert(models tuner.model[])
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
 CREATE FUNCTION tuner._suggestion_insert(suggestion tuner.suggestion)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
+CREATE FUNCTION tuner._progress_insert(trial bigint, step float8, metrics jsonb)
+RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
 CREATE FUNCTION tuner._preset_insert(name text, definition jsonb)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
 CREATE FUNCTION tuner._preset_delete(name text, owner name)
@@ -66,6 +68,7 @@ BEGIN
 						 WHEN 'job' THEN 'Start a job with tuner.run() and stop it with tuner.stop().'
 						 WHEN 'study_view' THEN 'Make a view with tuner.create_view() and remove it with DROP VIEW.'
 						 WHEN 'preset' THEN 'Use tuner.create_preset() and tuner.drop_preset().'
+						 WHEN 'trial_progress' THEN 'Report intermediate results with tuner.report_progress().'
 						 WHEN 'model' THEN 'tuner.suggest_next() records the models it fits.'
 						 WHEN 'suggestion' THEN 'tuner.suggest_next() records what each suggestion was computed from.'
 						 ELSE 'Use tuner.grant_study() and tuner.revoke_study().' END;
@@ -127,3 +130,5 @@ CREATE TRIGGER suggestion_record_guard BEFORE INSERT ON tuner.model
 	FOR EACH ROW EXECUTE FUNCTION tuner._suggestion_record_guard();
 CREATE TRIGGER suggestion_record_guard BEFORE INSERT ON tuner.suggestion
 	FOR EACH ROW EXECUTE FUNCTION tuner._suggestion_record_guard();
+CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.trial_progress
+	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();

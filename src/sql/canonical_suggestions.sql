@@ -456,13 +456,13 @@ BEGIN
 		  FROM tuner.parameter WHERE study_id = s.id AND enabled
 	), native AS MATERIALIZED (
 		SELECT t.id, t.number, t.state, ob.value,
-			   CASE WHEN pg_catalog.cardinality(v_con_ids) > 0 AND t.state = 'complete' THEN ARRAY(
+			   CASE WHEN pg_catalog.cardinality(v_con_ids) > 0 AND t.state IN ('complete', 'pruned') THEN ARRAY(
 					SELECT c.sign * cx.value
 					  FROM ROWS FROM (pg_catalog.unnest(v_con_ids), pg_catalog.unnest(v_con_signs)) WITH ORDINALITY AS c(id, sign, k)
 					  LEFT JOIN tuner.observation cx
 						ON cx.trial_id = t.id AND cx.metric_id = c.id
 					 ORDER BY c.k) END AS cons,
-			   CASE WHEN pg_catalog.cardinality(v_aux_ids) > 0 AND t.state = 'complete' THEN ARRAY(
+			   CASE WHEN pg_catalog.cardinality(v_aux_ids) > 0 AND t.state IN ('complete', 'pruned') THEN ARRAY(
 					SELECT ax.value
 					  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
 					  LEFT JOIN tuner.observation ax
@@ -484,7 +484,7 @@ BEGIN
 		  FROM tuner.trial t
 		  LEFT JOIN tuner.observation ob
 			ON ob.trial_id = t.id AND ob.metric_id = v_objective_id
-			   AND t.state = 'complete'
+			   AND t.state IN ('complete', 'pruned')
 			   -- several objectives: observed only with all of them
 			   AND (v_mo_ids IS NULL
 					OR (SELECT pg_catalog.count(*) FROM tuner.observation mo
@@ -492,22 +492,23 @@ BEGIN
 					   = pg_catalog.cardinality(v_mo_ids))
 		 WHERE t.study_id = s.id
 	)
-	SELECT pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS x_observed,
-		   pg_catalog.array_agg(v_sign * n.value ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS y_observed,
-		   pg_catalog.array_agg(n.aux ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL AND n.aux IS NOT NULL) AS y_aux,
+	-- (a pruned trial counts with the last value it reported, pruning.sql)
+	SELECT pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL) AS x_observed,
+		   pg_catalog.array_agg(v_sign * n.value ORDER BY n.number) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL) AS y_observed,
+		   pg_catalog.array_agg(n.aux ORDER BY n.number) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL AND n.aux IS NOT NULL) AS y_aux,
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS x_pending,
-		   pg_catalog.array_agg(n.cons ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL AND n.cons IS NOT NULL) AS y_constraint,
+		   pg_catalog.array_agg(n.cons ORDER BY n.number) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL AND n.cons IS NOT NULL) AS y_constraint,
 		   -- failed trials feed the feasibility model (src/core/feasibility.h)
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'failed') AS x_failed,
 		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'interrupted'
-																 OR (n.state = 'complete' AND n.value IS NULL)) AS x_other,
-		   pg_catalog.count(*) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS n_observed,
+																 OR (n.state IN ('complete', 'pruned') AND n.value IS NULL)) AS x_other,
+		   pg_catalog.count(*) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL) AS n_observed,
 		   pg_catalog.count(*) FILTER (WHERE n.state = 'failed') AS n_failed,
 		   -- the trials behind each array, for tuner.replay_suggestion
-		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state = 'complete' AND n.value IS NOT NULL) AS id_observed,
+		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL) AS id_observed,
 		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS id_pending,
 		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state IN ('failed', 'interrupted')
-																 OR (n.state = 'complete' AND n.value IS NULL)) AS id_other
+																 OR (n.state IN ('complete', 'pruned') AND n.value IS NULL)) AS id_other
 	  INTO h
 	  FROM native n;
 	-- Several objectives: the GP sees this suggestion's random augmented

@@ -76,7 +76,7 @@ DECLARE
 	v_known text[] := ARRAY['seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s',
 		'runner', 'icm_rank', 'icm_joint', 'transfer_from', 'bound_margin',
 		'bound_hits', 'noise_sd', 'lease_s', 'max_retries', 'abandon_after_s',
-		'sapphire', 'strict_metrics', 'max_disturbance', 'retry_disturbed'];
+		'sapphire', 'strict_metrics', 'max_disturbance', 'retry_disturbed', 'pruning'];
 BEGIN
 	IF pg_catalog.jsonb_typeof(settings) IS DISTINCT FROM 'object' THEN
 		RAISE EXCEPTION 'settings must be a JSON object'

@@ -65,5 +65,6 @@ void		test_multiobjective(void);
 void		test_program_safety(void);
 void		test_mean_interval(void);
 void		test_measure_context(void);
+void		test_pruning(void);
 
 #endif

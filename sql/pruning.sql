@@ -1,0 +1,149 @@
+-- pruning: intermediate results (report_progress), the pruning rules
+-- (should_stop: median, successive halving) and stopping a trial early
+-- (prune), driven from SQL as Optuna's report / should_prune (issue 30).
+\set SHOW_CONTEXT never
+
+-- Run a statement; its SQLSTATE and message (ids as N) if it fails.
+CREATE FUNCTION pg_temp.pr_try(statement text)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+BEGIN
+	EXECUTE statement;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM, '\d+', 'N', 'g');
+END;
+$$;
+
+-- Five complete trials whose curve ends at 1..5 (minimize): at step s a
+-- trial's value is final + 10 / s.
+SELECT tuner.create_study('pr_median', 'loss', 'minimize',
+	'{"seed": 1, "pruning": {"rule": "median", "warmup_steps": 2, "min_trials": 3}}') > 0 AS created;
+SELECT tuner.add_parameter('pr_median', 'x', 'float', 0, 1);
+DO $$
+DECLARE
+	t bigint;
+BEGIN
+	FOR k IN 1 .. 5 LOOP
+		t := (tuner.suggest_next('pr_median') ->> 'trial')::bigint;
+		FOR s IN 1 .. 5 LOOP
+			PERFORM tuner.report_progress(t, s, jsonb_build_object('loss', k + 10.0 / s, 'ops', s * 100));
+			IF k = 1 AND s = 3 THEN
+				-- nothing to compare with yet (no complete trial)
+				ASSERT NOT tuner.should_stop(t);
+			END IF;
+		END LOOP;
+		PERFORM tuner.report(t, jsonb_build_object('loss', k + 2.0));
+	END LOOP;
+END;
+$$;
+SELECT count(*) AS steps, min(step), max(step) FROM tuner.trial_progress p
+  JOIN tuner.trial t ON t.id = p.trial_id JOIN tuner.study s ON s.id = t.study_id WHERE s.name = 'pr_median';
+-- a sixth trial, worse than the median (3 + 10/s) from step 1: before the
+-- warm-up it goes on, after it stops
+SELECT (tuner.suggest_next('pr_median') ->> 'trial')::bigint AS t6 \gset
+SELECT tuner.report_progress(:t6, 1, '{"loss": 20}');
+SELECT tuner.should_stop(:t6) AS stop_at_1;
+SELECT tuner.report_progress(:t6, 2, '{"loss": 9.5}');
+SELECT tuner.should_stop(:t6) AS stop_at_2;
+SELECT tuner.report_progress(:t6, 2.5, '{"loss": 7.5, "ops": null}');
+SELECT tuner.should_stop(:t6) AS stop_at_2_5;
+-- ... a seventh, better than the median, goes on
+SELECT (tuner.suggest_next('pr_median') ->> 'trial')::bigint AS t7 \gset
+SELECT tuner.report_progress(:t7, 3, '{"loss": 4}');
+SELECT tuner.should_stop(:t7) AS stop_7;
+-- pruned: its last value is its observation, the model learns from it,
+-- no "best" counts it
+SELECT tuner.prune(:t6, 'worse than the median');
+SELECT number, state, value, error, metrics FROM tuner.trials WHERE trial = :t6;
+SELECT tuner.should_stop(:t6) AS pruned_stops;
+SELECT value AS best FROM tuner.best('pr_median');
+SELECT (tuner.suggest_next('pr_median') ->> 'trial')::bigint AS t8 \gset
+SELECT t.number, t.state FROM tuner.trial t
+ WHERE t.id IN (SELECT unnest(g.observed) FROM tuner.suggestion g WHERE g.trial_id = :t8)
+ ORDER BY t.number;
+-- a pruned trial is finished: no report, progress or second prune
+SELECT pg_temp.pr_try(format($$SELECT tuner.report(%s, '{"loss": 1}')$$, :t6));
+SELECT pg_temp.pr_try(format($$SELECT tuner.report_progress(%s, 3, '{"loss": 1}')$$, :t6));
+SELECT pg_temp.pr_try(format($$SELECT tuner.prune(%s)$$, :t6));
+SELECT pg_temp.pr_try(format($$UPDATE tuner.trial SET state = 'running' WHERE id = %s$$, :t6));
+
+-- Successive halving: rungs 1, 2, 4, ...; at each the best half goes on.
+SELECT tuner.create_study('pr_halving', 'score', 'maximize',
+	'{"seed": 2, "pruning": {"rule": "halving", "min_step": 1, "reduction": 2, "min_trials": 4}}') > 0 AS created;
+SELECT tuner.add_parameter('pr_halving', 'x', 'float', 0, 1);
+CREATE TEMP TABLE pr_t (k int, trial bigint);
+INSERT INTO pr_t SELECT k, (tuner.suggest_next('pr_halving') ->> 'trial')::bigint FROM generate_series(1, 4) k;
+SELECT tuner.report_progress(trial, 1, jsonb_build_object('score', k)) FROM pr_t ORDER BY k;
+-- at rung 1 the 4 trials score 1..4: the best 2 (3, 4) go on
+SELECT k, tuner.should_stop(trial) AS stop FROM pr_t ORDER BY k;
+SELECT tuner.report_progress(trial, 1.5, jsonb_build_object('score', k)) FROM pr_t ORDER BY k;
+-- still rung 1 (below 2)
+SELECT k, tuner.should_stop(trial) AS stop FROM pr_t ORDER BY k;
+-- at rung 2 only trials 3 and 4 report: 2 trials, fewer than min_trials
+SELECT tuner.report_progress(trial, 2, jsonb_build_object('score', 10 - k)) FROM pr_t WHERE k >= 3 ORDER BY k;
+SELECT k, tuner.should_stop(trial) AS stop FROM pr_t WHERE k >= 3 ORDER BY k;
+
+-- Without a rule nothing is stopped; progress is still recorded.
+SELECT tuner.create_study('pr_off', 'y', settings => '{"seed": 3}') > 0 AS created;
+SELECT tuner.add_parameter('pr_off', 'x', 'float', 0, 1);
+SELECT (tuner.suggest_next('pr_off') ->> 'trial')::bigint AS t_off \gset
+SELECT tuner.report_progress(:t_off, 0, '{"y": -1000}');
+SELECT tuner.should_stop(:t_off) AS stop;
+
+-- Bad input.
+SELECT tuner.report_progress(:t_off, 'NaN', '{"y": 1}');
+SELECT tuner.report_progress(:t_off, -1, '{"y": 1}');
+SELECT tuner.report_progress(:t_off, 'Infinity', '{"y": 1}');
+SELECT pg_temp.pr_try(format($$SELECT tuner.report_progress(%s, 0, '{"y": 1}')$$, :t_off));	-- not after its last step
+SELECT tuner.report_progress(:t_off, 1, '[1]');
+SELECT tuner.report_progress(:t_off, 1, '{"y": "fast"}');
+SELECT tuner.report_progress(:t_off, NULL, '{"y": 1}');
+SELECT tuner.report_progress(:t_off, 1, NULL);
+SELECT tuner.report_progress(NULL, 1, '{"y": 1}');
+SELECT tuner.report_progress(-1, 1, '{"y": 1}');
+SELECT tuner.should_stop(-1);
+SELECT tuner.should_stop(NULL);
+SELECT tuner.prune(-1);
+SELECT tuner.prune(NULL);
+-- a flood is refused past the limit, and the trial goes on
+DO $$
+DECLARE
+	t bigint := (SELECT max(t.id) FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id WHERE s.name = 'pr_off');
+BEGIN
+	FOR s IN 2 .. tuner._max_progress_steps() LOOP
+		PERFORM tuner.report_progress(t, s, '{"y": 0}');
+	END LOOP;
+END;
+$$;
+SELECT pg_temp.pr_try(format($$SELECT tuner.report_progress(%s, 1e9, '{"y": 0}')$$, :t_off));
+SELECT state FROM tuner.trials WHERE trial = :t_off;
+-- a role's direct writes are refused; its readers see its progress
+CREATE ROLE regress_tuner_pr LOGIN IN ROLE tuner_user;
+SET ROLE regress_tuner_pr;
+SELECT tuner.create_study('pr_role', 'y', settings => '{"seed": 4}') > 0 AS created;
+SELECT tuner.add_parameter('pr_role', 'x', 'float', 0, 1);
+SELECT (tuner.suggest_next('pr_role') ->> 'trial')::bigint AS t_role \gset
+SELECT tuner.report_progress(:t_role, 1, '{"y": 2}');
+SELECT pg_temp.pr_try(format($$INSERT INTO tuner.trial_progress (trial_id, step, metrics) VALUES (%s, 2, '{}')$$, :t_role));
+SELECT pg_temp.pr_try(format($$UPDATE tuner.trial_progress SET metrics = '{"y": -1}' WHERE trial_id = %s$$, :t_role));
+SELECT pg_temp.pr_try($$SELECT tuner._progress_insert(tuner.trial_id('pr_off', 1), 1e10, '{}')$$);
+SELECT count(*) AS progress_seen FROM tuner.trial_progress;
+RESET ROLE;
+SELECT tuner.drop_study('pr_role');
+DROP ROLE regress_tuner_pr;
+-- settings
+SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": "median"}');
+SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "hyperband"}}');
+SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"warmup_steps": 1}}');
+SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "median", "reduction": 2}}');
+SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "halving", "reduction": 1}}');
+SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "halving", "min_step": 0}}');
+SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "median", "min_trials": 0}}');
+SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "median", "warmup_steps": -1}}');
+UPDATE tuner.study SET settings = settings || '{"pruning": {"rule": "median", "min_trials": "many"}}' WHERE name = 'pr_off';
+SELECT tuner._prune_decision('fast', '{}', 1, true, 1, NULL);
+SELECT tuner._prune_decision('median', '{1, NaN}', 1, true, 1, NULL);
+
+SELECT tuner.drop_study(name) FROM tuner.study WHERE name LIKE 'pr\_%' ORDER BY name;

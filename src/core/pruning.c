@@ -1,0 +1,130 @@
+/*
+ * pruning.c
+ *	  The median rule and successive halving (see pruning.h).
+ *
+ *	  The median rule is Golovin et al.'s "median stopping rule" (Google
+ *	  Vizier, 2017) as Optuna's MedianPruner applies it: a trial's best
+ *	  value so far against the median of the completed trials' values at
+ *	  the same step.  Successive halving keeps the best 1/reduction of the
+ *	  trials at each rung min_step * reduction^k, asynchronously as in
+ *	  ASHA (Li et al., 2020): a trial is judged against the trials that
+ *	  reached the rung so far.
+ */
+#include "pruning.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int
+compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a;
+	double y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The values, signed so that smaller is better, sorted; NULL on failure. */
+static double *
+signed_sorted(const double *values, int n, double sign, TunerStatus *status)
+{
+	double *v = tuner_alloc(sizeof(double) * (n > 0 ? n : 1));
+
+	if (v == NULL)
+	{
+		tuner_fail(status, TUNER_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	for (int i = 0; i < n; i++)
+		v[i] = sign * values[i];
+	qsort(v, n, sizeof(double), compare_doubles);
+	return v;
+}
+
+static TunerErrorCode
+check_inputs(const double *others, int n, double value, double sign,
+			 int min_trials, TunerStatus *status)
+{
+	if (n < 0 || (n > 0 && others == NULL))
+		return tuner_fail(status, TUNER_ERR_INVALID, "no values to compare");
+	if (sign != 1.0 && sign != -1.0)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "sign must be 1 or -1, got %g", sign);
+	if (min_trials < 1)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "min_trials must be at least 1, got %d", min_trials);
+	if (!isfinite(value))
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "the trial's value is not finite");
+	for (int i = 0; i < n; i++)
+		if (!isfinite(others[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "value %d of the other trials is not finite",
+							  i + 1);
+	return TUNER_OK;
+}
+
+TunerErrorCode
+tuner_prune_median(const double *others, int n, double value, double sign,
+				   int min_trials, int *stop, TunerStatus *status)
+{
+	double *v;
+	double median;
+
+	tuner_status_clear(status);
+	*stop = 0;
+	if (check_inputs(others, n, value, sign, min_trials, status) != TUNER_OK)
+		return status->code;
+	if (n < min_trials)
+		return TUNER_OK;
+	if ((v = signed_sorted(others, n, sign, status)) == NULL)
+		return status->code;
+	median = n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	*stop = sign * value > median;
+	tuner_free(v);
+	return TUNER_OK;
+}
+
+TunerErrorCode
+tuner_prune_halving(const double *others, int n, double value, double sign,
+					double reduction, int min_trials, int *stop,
+					TunerStatus *status)
+{
+	double *v;
+	int keep;
+	int better = 0;
+
+	tuner_status_clear(status);
+	*stop = 0;
+	if (check_inputs(others, n, value, sign, min_trials, status) != TUNER_OK)
+		return status->code;
+	if (!(reduction > 1.0) || !isfinite(reduction))
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "reduction must be a finite number above 1, got %g",
+						  reduction);
+	if (n + 1 < min_trials)
+		return TUNER_OK;
+	if ((v = signed_sorted(others, n, sign, status)) == NULL)
+		return status->code;
+	/* the trials strictly better than this one; ties keep it */
+	for (int i = 0; i < n && v[i] < sign * value; i++)
+		better++;
+	keep = (int)ceil((n + 1) / reduction);
+	*stop = better >= keep;
+	tuner_free(v);
+	return TUNER_OK;
+}
+
+double
+tuner_prune_rung(double step, double min_step, double reduction)
+{
+	double rung;
+
+	if (!(min_step > 0) || !(reduction > 1.0) || !isfinite(step) ||
+		step < min_step)
+		return -1.0;
+	rung = min_step;
+	while (rung * reduction <= step && isfinite(rung * reduction))
+		rung *= reduction;
+	return rung;
+}

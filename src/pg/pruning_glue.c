@@ -1,0 +1,73 @@
+/*
+ * pruning_glue.c
+ *	  SQL entry point of the pruning rules (src/core/pruning.h):
+ *	  tuner._prune_decision(rule, others, value, maximize, min_trials,
+ *	  reduction) says whether a trial whose value is value should stop,
+ *	  given the other trials' values at the same step (median) or rung
+ *	  (halving).  tuner.should_stop gathers those values.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+#include "pruning.h"
+#include "tuner_pg.h"
+
+PG_FUNCTION_INFO_V1(tuner_prune_decision);
+
+Datum
+tuner_prune_decision(PG_FUNCTION_ARGS)
+{
+	char *rule;
+	ArrayType *array;
+	double *others = NULL;
+	int n = 0;
+	double value;
+	double sign;
+	int min_trials;
+	double reduction;
+	int stop = 0;
+	TunerStatus status;
+	TunerErrorCode rc;
+
+	tuner_require_arg(fcinfo, 0, "rule");
+	tuner_require_arg(fcinfo, 1, "others");
+	tuner_require_arg(fcinfo, 2, "value");
+	tuner_require_arg(fcinfo, 3, "maximize");
+	tuner_require_arg(fcinfo, 4, "min_trials");
+	rule = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	array = PG_GETARG_ARRAYTYPE_P(1);
+	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) > 0)
+		others = tuner_array_vector(array, "others", &n);
+	value = PG_GETARG_FLOAT8(2);
+	tuner_check_finite(value, "value");
+	sign = PG_GETARG_BOOL(3) ? -1.0 : 1.0;
+	min_trials = PG_GETARG_INT32(4);
+	reduction = PG_ARGISNULL(5) ? 3.0 : PG_GETARG_FLOAT8(5);
+
+	if (strcmp(rule, "median") == 0)
+		rc = tuner_prune_median(others, n, value, sign, min_trials, &stop,
+								&status);
+	else if (strcmp(rule, "halving") == 0)
+		rc = tuner_prune_halving(others, n, value, sign, reduction, min_trials,
+								 &stop, &status);
+	else
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("unknown pruning rule \"%s\"", rule),
+						errhint("The rules are median and halving.")));
+	if (rc != TUNER_OK)
+		tuner_report_status(&status, "the pruning rule");
+	PG_RETURN_BOOL(stop != 0);
+}
+
+PG_FUNCTION_INFO_V1(tuner_prune_rung_sql);
+
+/* tuner._prune_rung(step, min_step, reduction): see pruning.h. */
+Datum
+tuner_prune_rung_sql(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(tuner_prune_rung(PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1),
+									  PG_GETARG_FLOAT8(2)));
+}

@@ -1,0 +1,365 @@
+-------------------------------------------------------------------------------
+-- Intermediate results and early stopping (issue 30, the ask/tell part).
+--
+-- A long trial that is clearly worse than the others early on need not
+-- run to its end.  A client reports intermediate results of a running
+-- trial (tuner.report_progress: a monotone step and metrics), asks
+-- tuner.should_stop whether the study's pruning rule would stop it, and
+-- stops it with tuner.prune, as Optuna's report / should_prune /
+-- TrialPruned.  The rules (study setting "pruning", off by default) are
+-- src/core/pruning.c:
+--   {"rule": "median", "warmup_steps": w, "min_trials": k}
+--     stop a trial whose best value so far, at its latest step past w, is
+--     worse than the median of the complete trials' values at that step
+--     (each one's last value at or before it), once k of them have one;
+--   {"rule": "halving", "min_step": r, "reduction": eta, "min_trials": k}
+--     successive halving as ASHA does it: at each rung r * eta^i a trial
+--     continues only among the best 1/eta of the trials that reached the
+--     rung (each one's first value at or past it), once k trials have.
+-- A pruned trial (state 'pruned') keeps its intermediate results; its
+-- last value of the objective becomes its observation, so the model
+-- learns from it (for a value that only improves with more steps, a
+-- pessimistic one) and does not propose it again, but no "best" counts
+-- it: tuner.best and tuner.recommend read complete trials only.
+-------------------------------------------------------------------------------
+
+ALTER TABLE tuner.trial DROP CONSTRAINT trial_state_check;
+ALTER TABLE tuner.trial ADD CONSTRAINT trial_state_check
+	CHECK (state IN ('queued', 'running', 'complete', 'failed', 'interrupted', 'pruned'));
+
+CREATE TABLE tuner.trial_progress (
+	trial_id	bigint NOT NULL REFERENCES tuner.trial (id) ON DELETE CASCADE,
+	step		float8 NOT NULL CHECK (step >= 0 AND step < 'Infinity'),
+	at			timestamptz NOT NULL DEFAULT now(),
+	metrics		jsonb NOT NULL CHECK (jsonb_typeof(metrics) = 'object'),
+	PRIMARY KEY (trial_id, step)
+);
+COMMENT ON TABLE tuner.trial_progress IS
+	'Intermediate results of a trial while it ran: a monotone step (seconds, operations, a phase) and its metrics';
+SELECT pg_catalog.pg_extension_config_dump('tuner.trial_progress', '');
+
+-- Read with the trial's study, written (through report_progress only,
+-- bookkeeping_writes.sql) by its writers.
+ALTER TABLE tuner.trial_progress ENABLE ROW LEVEL SECURITY;
+GRANT SELECT ON tuner.trial_progress TO tuner_user, tuner_reader;
+GRANT INSERT ON tuner.trial_progress TO tuner_user;
+CREATE POLICY trial_progress_read ON tuner.trial_progress FOR SELECT
+	USING (trial_id IN (SELECT x.id FROM tuner.trial x));
+CREATE POLICY trial_progress_insert ON tuner.trial_progress FOR INSERT
+	WITH CHECK (trial_id IN (SELECT x.id FROM tuner.trial x WHERE x.study_id IN (
+		SELECT s.id FROM tuner.study s
+		 WHERE tuner._has_role(s.owner)
+			OR EXISTS (SELECT 1 FROM tuner.study_grant g WHERE g.study_id = s.id
+						  AND g.privilege = 'write' AND tuner._has_role(g.grantee)))));
+
+-- The most steps one trial may report (a flood fails nothing else).
+CREATE FUNCTION tuner._max_progress_steps()
+RETURNS int
+LANGUAGE sql IMMUTABLE
+AS 'SELECT 10000';
+
+-- Check a study's "pruning" setting; NULL passes.
+CREATE FUNCTION tuner._check_pruning(pruning jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	k text;
+	v_rule text;
+BEGIN
+	IF pruning IS NULL THEN
+		RETURN;
+	END IF;
+	IF pg_catalog.jsonb_typeof(pruning) <> 'object' THEN
+		RAISE EXCEPTION 'setting pruning must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', pruning),
+				  HINT = 'For example {"rule": "median", "warmup_steps": 10, "min_trials": 5}.';
+	END IF;
+	v_rule := pruning ->> 'rule';
+	IF v_rule IS NULL OR v_rule NOT IN ('median', 'halving') THEN
+		RAISE EXCEPTION 'setting pruning needs a rule: median or halving'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', COALESCE(pruning -> 'rule', 'null'::jsonb));
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(pruning)
+	LOOP
+		IF k NOT IN ('rule', 'min_trials', 'warmup_steps', 'min_step', 'reduction')
+		   OR (v_rule = 'median' AND k IN ('min_step', 'reduction'))
+		   OR (v_rule = 'halving' AND k = 'warmup_steps') THEN
+			RAISE EXCEPTION 'unknown key "%" in setting pruning for rule %', k, v_rule
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = CASE v_rule WHEN 'median' THEN 'The median rule takes warmup_steps and min_trials.'
+							 ELSE 'Successive halving takes min_step, reduction and min_trials.' END;
+		END IF;
+	END LOOP;
+	IF pruning ? 'min_trials' THEN
+		PERFORM tuner._json_int(pruning -> 'min_trials', 'pruning min_trials', 1, 100000);
+	END IF;
+	IF pruning ? 'warmup_steps' AND (pg_catalog.jsonb_typeof(pruning -> 'warmup_steps') <> 'number'
+									 OR (pruning ->> 'warmup_steps')::float8 < 0) THEN
+		RAISE EXCEPTION 'pruning warmup_steps must be a number, at least 0'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', pruning -> 'warmup_steps');
+	END IF;
+	IF pruning ? 'min_step' AND (pg_catalog.jsonb_typeof(pruning -> 'min_step') <> 'number'
+								 OR (pruning ->> 'min_step')::float8 <= 0) THEN
+		RAISE EXCEPTION 'pruning min_step must be a number above 0'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', pruning -> 'min_step');
+	END IF;
+	IF pruning ? 'reduction' AND (pg_catalog.jsonb_typeof(pruning -> 'reduction') <> 'number'
+								  OR (pruning ->> 'reduction')::float8 <= 1
+								  OR (pruning ->> 'reduction')::float8 > 100) THEN
+		RAISE EXCEPTION 'pruning reduction must be a number above 1 and at most 100'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', pruning -> 'reduction');
+	END IF;
+END;
+$$;
+
+-- The pruning rules (src/core/pruning.c).
+CREATE FUNCTION tuner._prune_decision(rule text, others float8[], value float8,
+									  maximize bool, min_trials int,
+									  reduction float8)
+RETURNS bool
+AS 'MODULE_PATHNAME', 'tuner_prune_decision'
+LANGUAGE C IMMUTABLE;
+
+-- Record an intermediate result of a running trial: a step greater than
+-- its last one (seconds, operations, a phase index) and its metrics (an
+-- object of finite numbers; null for a metric without a value this
+-- time).  Readers of the study see it in tuner.trial_progress, and
+-- listeners on tuner_trials get {"trial", "step"}.
+CREATE FUNCTION tuner.report_progress(trial bigint, step float8, metrics jsonb)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	t tuner.trial;
+	v_last float8;
+	v_count int;
+	k text;
+	v jsonb;
+BEGIN
+	PERFORM tuner._not_null($1, 'trial');
+	PERFORM tuner._not_null(step, 'step');
+	PERFORM tuner._not_null(metrics, 'metrics');
+	IF step = 'NaN' OR step < 0 OR step = 'Infinity' THEN
+		RAISE EXCEPTION 'step must be a finite number, at least 0'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', step);
+	END IF;
+	IF pg_catalog.jsonb_typeof(metrics) <> 'object' THEN
+		RAISE EXCEPTION 'metrics must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(metrics)),
+				  HINT = 'Pass {"metric": value, ...}.';
+	END IF;
+	FOR k, v IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(metrics) e
+	LOOP
+		IF pg_catalog.jsonb_typeof(v) NOT IN ('number', 'null') THEN
+			RAISE EXCEPTION 'metric "%" must be a number or null', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', v);
+		END IF;
+	END LOOP;
+	t := tuner._open_trial($1);
+	SELECT pg_catalog.max(p.step), pg_catalog.count(*) INTO v_last, v_count
+	  FROM tuner.trial_progress p WHERE p.trial_id = t.id;
+	IF v_last IS NOT NULL AND step <= v_last THEN
+		RAISE EXCEPTION 'step % of trial % is not after its last step %', step, t.id, v_last
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Steps only increase: seconds, operations or a phase index.';
+	END IF;
+	IF v_count >= tuner._max_progress_steps() THEN
+		RAISE EXCEPTION 'trial % has reported % steps, the most a trial may', t.id, v_count
+			USING ERRCODE = 'program_limit_exceeded',
+				  HINT = 'Report progress less often.';
+	END IF;
+	PERFORM tuner._progress_insert(t.id, step, metrics);
+	PERFORM pg_catalog.pg_notify('tuner_trials',
+		pg_catalog.jsonb_build_object('trial', t.id, 'step', step)::text);
+END;
+$$;
+
+-- Would the study's pruning rule stop this running trial now?  false
+-- without a rule, before its warm-up, or without enough finished trials
+-- to compare with; see the header for the rules.
+CREATE FUNCTION tuner.should_stop(trial bigint)
+RETURNS bool
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	t tuner.trial;
+	s tuner.study;
+	v_rule jsonb;
+	v_step float8;
+	v_value float8;
+	v_rung float8;
+	v_others float8[];
+	v_max bool;
+BEGIN
+	PERFORM tuner._not_null($1, 'trial');
+	SELECT * INTO t FROM tuner.trial x WHERE x.id = $1;
+	IF NOT FOUND THEN
+		PERFORM tuner._no_such_trial($1);
+	END IF;
+	IF t.state <> 'running' THEN
+		RETURN t.state = 'pruned';
+	END IF;
+	SELECT * INTO s FROM tuner.study x WHERE x.id = t.study_id;
+	v_rule := s.settings -> 'pruning';
+	IF v_rule IS NULL THEN
+		RETURN false;
+	END IF;
+	v_max := s.direction = 'maximize';
+	SELECT pg_catalog.max(p.step) INTO v_step
+	  FROM tuner.trial_progress p
+	 WHERE p.trial_id = t.id AND p.metrics ? s.objective
+	   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number';
+	IF v_step IS NULL THEN
+		RETURN false;
+	END IF;
+	IF v_rule ->> 'rule' = 'median' THEN
+		IF v_step < COALESCE((v_rule ->> 'warmup_steps')::float8, 0) THEN
+			RETURN false;
+		END IF;
+		-- the trial's best so far; the complete trials' last value at or
+		-- before its step, of those that got that far
+		SELECT CASE WHEN v_max THEN pg_catalog.max(x.v) ELSE pg_catalog.min(x.v) END INTO v_value
+		  FROM (SELECT (p.metrics ->> s.objective)::float8 AS v
+				  FROM tuner.trial_progress p
+				 WHERE p.trial_id = t.id AND p.step <= v_step
+				   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number') x;
+		SELECT pg_catalog.array_agg(o.v) INTO v_others
+		  FROM tuner.trial c
+		  CROSS JOIN LATERAL (
+			SELECT (p.metrics ->> s.objective)::float8 AS v
+			  FROM tuner.trial_progress p
+			 WHERE p.trial_id = c.id AND p.step <= v_step
+			   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number'
+			 ORDER BY p.step DESC LIMIT 1) o
+		 WHERE c.study_id = s.id AND c.state = 'complete' AND c.id <> t.id
+		   AND EXISTS (SELECT 1 FROM tuner.trial_progress q
+						WHERE q.trial_id = c.id AND q.step >= v_step);
+	ELSE
+		v_rung := tuner._prune_rung(v_step, COALESCE((v_rule ->> 'min_step')::float8, 1),
+									COALESCE((v_rule ->> 'reduction')::float8, 3));
+		IF v_rung < 0 THEN
+			RETURN false;
+		END IF;
+		-- each trial's first value at or past the rung
+		SELECT (p.metrics ->> s.objective)::float8 INTO v_value
+		  FROM tuner.trial_progress p
+		 WHERE p.trial_id = t.id AND p.step >= v_rung
+		   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number'
+		 ORDER BY p.step LIMIT 1;
+		SELECT pg_catalog.array_agg(o.v) INTO v_others
+		  FROM tuner.trial c
+		  CROSS JOIN LATERAL (
+			SELECT (p.metrics ->> s.objective)::float8 AS v
+			  FROM tuner.trial_progress p
+			 WHERE p.trial_id = c.id AND p.step >= v_rung
+			   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number'
+			 ORDER BY p.step LIMIT 1) o
+		 WHERE c.study_id = s.id AND c.state IN ('running', 'complete', 'pruned')
+		   AND c.id <> t.id;
+	END IF;
+	RETURN tuner._prune_decision(v_rule ->> 'rule', COALESCE(v_others, '{}'), v_value, v_max,
+								 COALESCE((v_rule ->> 'min_trials')::int, 5),
+								 (v_rule ->> 'reduction')::float8);
+END;
+$$;
+
+-- The rung of a step (src/core/pruning.c), -1 below the first.
+CREATE FUNCTION tuner._prune_rung(step float8, min_step float8, reduction float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'tuner_prune_rung_sql'
+LANGUAGE C IMMUTABLE STRICT;
+
+-- Stop a running trial early: state 'pruned', the reason as its error,
+-- and its last reported value of the objective as its observation (so the
+-- model learns from it); without one, nothing is observed.
+CREATE FUNCTION tuner.prune(trial bigint, reason text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	t tuner.trial;
+	s tuner.study;
+	v_last jsonb;
+BEGIN
+	PERFORM tuner._not_null($1, 'trial');
+	t := tuner._open_trial($1);
+	SELECT * INTO s FROM tuner.study x WHERE x.id = t.study_id;
+	SELECT p.metrics INTO v_last
+	  FROM tuner.trial_progress p
+	 WHERE p.trial_id = t.id AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number'
+	 ORDER BY p.step DESC LIMIT 1;
+	-- (observations are accepted while the trial runs)
+	IF v_last IS NOT NULL THEN
+		INSERT INTO tuner.observation (trial_id, metric_id, value)
+		SELECT t.id, m.id, (v_last ->> m.name)::float8
+		  FROM tuner.metric m
+		 WHERE m.study_id = s.id AND pg_catalog.jsonb_typeof(v_last -> m.name) = 'number';
+	END IF;
+	UPDATE tuner.trial x
+	   SET state = 'pruned', finished_at = pg_catalog.now(),
+		   error = COALESCE(reason, 'pruned'), lease_expires_at = NULL
+	 WHERE x.id = t.id;
+END;
+$$;
+
+-- Trigger: a trial keeps its identity; a finished one (complete, failed,
+-- interrupted, pruned) never changes; a running one keeps its
+-- configuration and never goes back to queued.
+CREATE OR REPLACE FUNCTION tuner._trial_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+	IF NEW.id <> OLD.id OR NEW.study_id <> OLD.study_id OR NEW.number <> OLD.number THEN
+		RAISE EXCEPTION 'the identity of trial % cannot change', OLD.id
+			USING ERRCODE = 'integrity_constraint_violation',
+				  HINT = 'A trial keeps its id, study and number.';
+	END IF;
+	IF OLD.state IN ('complete', 'failed', 'interrupted', 'pruned') THEN
+		IF NEW.state IS DISTINCT FROM OLD.state
+		   OR NEW.config IS DISTINCT FROM OLD.config
+		   OR NEW.source IS DISTINCT FROM OLD.source
+		   OR NEW.error IS DISTINCT FROM OLD.error
+		   OR NEW.seed IS DISTINCT FROM OLD.seed
+		   OR NEW.created_at IS DISTINCT FROM OLD.created_at
+		   OR NEW.started_at IS DISTINCT FROM OLD.started_at
+		   OR NEW.finished_at IS DISTINCT FROM OLD.finished_at THEN
+			RAISE EXCEPTION 'trial % is % and cannot change', OLD.id, OLD.state
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = pg_catalog.format('It is trial number %s of study "%s".', OLD.number,
+												 (SELECT s.name FROM tuner.study s WHERE s.id = OLD.study_id)),
+					  HINT = 'A finished trial is immutable; ask tuner.suggest_next() for a new one.';
+		END IF;
+		RETURN NEW;
+	END IF;
+	IF NEW.config IS DISTINCT FROM OLD.config AND OLD.state <> 'queued' THEN
+		RAISE EXCEPTION 'the configuration of running trial % cannot change', OLD.id
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Report or fail the trial, and ask tuner.suggest_next() for a new configuration.';
+	END IF;
+	IF OLD.state = 'running' AND NEW.state = 'queued' THEN
+		RAISE EXCEPTION 'running trial % cannot go back to queued', OLD.id
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'A running trial ends as complete, failed, interrupted or pruned.';
+	END IF;
+	IF NEW.state = 'complete' AND NOT EXISTS (
+			SELECT 1 FROM tuner.observation o
+			  JOIN tuner.metric m ON m.id = o.metric_id
+			  JOIN tuner.study s ON s.id = m.study_id AND m.name = s.objective
+			 WHERE o.trial_id = NEW.id) THEN
+		RAISE EXCEPTION 'trial % cannot be complete without a value of its objective', OLD.id
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Use tuner.report(), which records the metrics and completes the trial.';
+	END IF;
+	RETURN NEW;
+END;
+$$;
