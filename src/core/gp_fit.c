@@ -34,7 +34,7 @@
  *	  [0.2, 2], and a noise prior that lets the fit explain small ripples
  *	  (Ackley's cosine term) as noise keeps the lengthscales on the trend.
  *	  Measured in bench/ (README, "10-20 dimensions"): Ackley-10, Levy-10,
- *	  Rosenbrock-10 medians about halved.  Below GP_HIGH_DIM the priors,
+ *	  Rosenbrock-10 medians halved or better.  Below GP_HIGH_DIM the priors,
  *	  and so every low-dimensional trajectory, are unchanged.
  */
 #include <math.h>
