@@ -19,6 +19,7 @@ CORE_OBJS = \
 	src/core/matern.o \
 	src/core/gp.o \
 	src/core/gp_fit.o \
+	src/core/output_warp.o \
 	src/core/icm.o \
 	src/core/icm_fit.o \
 	src/core/icm_likelihood_cholesky.o \

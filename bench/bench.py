@@ -38,7 +38,7 @@ def main():
                     help="latency: no previous fit stored in the study (default: warm)")
     ap.add_argument("--no-latency-sklearn", action="store_true")
     ap.add_argument("--no-latency-tpe", action="store_true")
-    ap.add_argument("--functions", help="efficiency: comma list of branin,hartmann6,ackley10,rosenbrock10")
+    ap.add_argument("--functions", help="efficiency: comma list of branin,hartmann6,ackley10,rosenbrock10,levy10,stybtang20,griewank10")
     ap.add_argument("--methods", help="efficiency: comma list of tuner,random,tpe,gpei")
     ap.add_argument("--seeds", type=int, help="efficiency: number of seeds (default 10), seeds 0..N-1")
     ap.add_argument("--budget", type=int, default=50)

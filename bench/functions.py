@@ -70,6 +70,27 @@ def rosenbrock(x):
     return float(np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2))
 
 
+def levy(x):
+    w = 1.0 + (x - 1.0) / 4.0
+    t1 = math.sin(math.pi * w[0]) ** 2
+    t2 = np.sum((w[:-1] - 1) ** 2 * (1 + 10 * np.sin(math.pi * w[:-1] + 1) ** 2))
+    t3 = (w[-1] - 1) ** 2 * (1 + math.sin(2 * math.pi * w[-1]) ** 2)
+    return float(t1 + t2 + t3)
+
+
+def styblinski_tang(x):
+    return float(0.5 * np.sum(x ** 4 - 16 * x ** 2 + 5 * x))
+
+
+def griewank(x):
+    i = np.arange(1, x.shape[0] + 1)
+    return float(np.sum(x ** 2) / 4000.0 - np.prod(np.cos(x / np.sqrt(i))) + 1.0)
+
+
+# Styblinski-Tang's minimum per coordinate, at x_i = -2.903534.
+STYBTANG_MIN_1D = -39.16616570377142
+
+
 # Ackley's global minimum is the origin.  The SFU-library domain
 # [-32.768, 32.768]^d puts it exactly at the centre of the box, where a
 # space-filling design (the first Sobol point, a centre point) lands by
@@ -92,6 +113,16 @@ def make_functions(ackley_domain="offcentre"):
                              "[%g,%g]^10" % (lo, hi)),
         "rosenbrock10": Function("rosenbrock10", [[-5, 10]] * 10, rosenbrock,
                                  0.0, "[-5,10]^10"),
+        # SFU-library standard domains.  Levy's minimum is at (1, ..., 1),
+        # off the centre of its box; Styblinski-Tang's at (-2.9035, ...),
+        # near a corner; Griewank's at the origin, the centre of its box
+        # (like Ackley on sfu: a centred design point is near it).
+        "levy10": Function("levy10", [[-10, 10]] * 10, levy, 0.0,
+                           "[-10,10]^10"),
+        "stybtang20": Function("stybtang20", [[-5, 5]] * 20, styblinski_tang,
+                               20 * STYBTANG_MIN_1D, "[-5,5]^20"),
+        "griewank10": Function("griewank10", [[-600, 600]] * 10, griewank,
+                               0.0, "[-600,600]^10"),
     }
 
 
@@ -102,4 +133,7 @@ if __name__ == "__main__":
                                 0.311652, 0.6573]) + 3.32237) < 1e-4
     assert abs(fs["ackley10"](np.zeros(10))) < 1e-12
     assert fs["rosenbrock10"](np.ones(10)) == 0.0
+    assert abs(fs["levy10"](np.ones(10))) < 1e-12
+    assert abs(fs["stybtang20"](np.full(20, -2.903534)) - 20 * STYBTANG_MIN_1D) < 1e-6
+    assert abs(fs["griewank10"](np.zeros(10))) < 1e-12
     print("functions ok")

@@ -70,6 +70,24 @@ typedef struct GpFitOptions
 	const int *categories;
 } GpFitOptions;
 
+/*
+ * The fit's priors that depend on the dimension (gp_fit.c says why), on
+ * the normalised scale: log lengthscale ~ N(ls_mean, ls_var) for every
+ * dimension, log noise ~ N(noise_mean, noise_var).  They change at
+ * GP_HIGH_DIM dimensions; below it they are those from before issue 28.
+ */
+#define GP_HIGH_DIM 10
+
+typedef struct GpPrior
+{
+	double ls_mean;
+	double ls_var;
+	double noise_mean;
+	double noise_var;
+} GpPrior;
+
+extern void gp_fit_prior(int d, GpPrior *prior);
+
 /* Defaults for GpFitOptions. */
 extern void gp_fit_options_init(GpFitOptions *options);
 

@@ -5,11 +5,15 @@
  *	  trials fantasised at their posterior mean ("kriging believer"), and
  *	  suggest_choose on its posterior.  Categorical parameters of three or
  *	  more choices are unordered in the kernel (space_kernel_categories).
+ *	  In 10 or more dimensions a strongly right-skewed objective is modelled
+ *	  through output_warp.h's monotone transform (not with outcome
+ *	  constraints, whose incumbent suggest_choose takes from raw values).
  */
 #include <math.h>
 #include <string.h>
 
 #include "gp.h"
+#include "output_warp.h"
 #include "suggest_internal.h"
 
 /*
@@ -84,6 +88,7 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 	double *y = tuner_alloc(sizeof(double) * n);
 	int *categories = tuner_alloc(sizeof(int) * d);
 	double y_mean, y_sd, best;
+	OutputWarp warp;
 	GpModel *fitted = NULL;
 	GpModel *model = NULL;
 	GpFitOptions fit_options;
@@ -101,11 +106,15 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 	for (i = 0; i < n; i++)
 		space_to_unit(in->params, d, in->x_observed + (size_t)i * d,
 					  x + (size_t)i * d);
-	suggest_metric_scale(in->y_observed, n, 1, &y_mean, &y_sd);
+	/* y holds the (warped) objective, then its standardised values */
+	output_warp_choose(in->y_observed, n, d, in->n_constraints == 0, &warp);
+	for (i = 0; i < n; i++)
+		y[i] = output_warp_apply(&warp, in->y_observed[i]);
+	suggest_metric_scale(y, n, 1, &y_mean, &y_sd);
 	if (!(y_sd > 0.0) || !isfinite(y_sd))
 		y_sd = 1.0;
 	for (i = 0; i < n; i++)
-		y[i] = (in->y_observed[i] - y_mean) / y_sd;
+		y[i] = (y[i] - y_mean) / y_sd;
 
 	gp_fit_options_init(&fit_options);
 	fit_options.seed = rng_next(rng);
@@ -154,6 +163,14 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 						rng, unit, out, status);
 	if (rc != TUNER_OK)
 		goto done;
+	if (warp.active && out->source == SUGGEST_MODEL)
+	{
+		/* the prediction back in the objective's units (delta method) */
+		double z = out->predicted_mean;
+
+		out->predicted_mean = output_warp_invert(&warp, z);
+		out->predicted_sd *= output_warp_slope(&warp, z);
+	}
 
 	if (out->lengthscales != NULL)
 		memcpy(out->lengthscales, fitted->lengthscales, sizeof(double) * d);

@@ -14,10 +14,10 @@
 static void
 check_gradient(int n, int d, int use_priors, uint64_t seed)
 {
-	double		x[40 * 4];
+	double		x[40 * 12];
 	double		y[40];
-	double		theta[4 + 3];
-	double		grad[4 + 3];
+	double		theta[12 + 3];
+	double		grad[12 + 3];
 	double		value;
 	TunerRng	rng;
 	TunerStatus status;
@@ -39,8 +39,8 @@ check_gradient(int n, int d, int use_priors, uint64_t seed)
 	for (k = 0; k < d + 3; k++)
 	{
 		double		h = 1e-6;
-		double		tp[7],
-					tm[7];
+		double		tp[12 + 3],
+					tm[12 + 3];
 		double		vp,
 					vm;
 
@@ -62,6 +62,33 @@ test_gp(void)
 	check_gradient(12, 3, 0, 1);
 	check_gradient(30, 4, 1, 2);
 	check_gradient(5, 1, 1, 3);
+	/* the high-dimensional priors (GP_HIGH_DIM) */
+	check_gradient(20, 12, 1, 4);
+	check_gradient(20, GP_HIGH_DIM, 1, 5);
+
+	/*
+	 * The priors: unchanged below GP_HIGH_DIM (so are low-dimensional
+	 * trajectories), tight and a little longer from it on.
+	 */
+	{
+		GpPrior		prior;
+		int			d;
+
+		for (d = 1; d < GP_HIGH_DIM; d++)
+		{
+			gp_fit_prior(d, &prior);
+			CHECK_CLOSE(prior.ls_mean, -1.5 + 0.25 * log((double) d), 1e-15);
+			CHECK(prior.ls_var == 3.0);
+			CHECK(prior.noise_mean == -10.0);
+			CHECK(prior.noise_var == 4.0);
+		}
+		gp_fit_prior(GP_HIGH_DIM, &prior);
+		CHECK_CLOSE(prior.ls_mean, -1.0 + 0.25 * log((double) GP_HIGH_DIM), 1e-15);
+		CHECK_CLOSE(prior.ls_var, 1.0 / 3.0, 1e-15);
+		CHECK(prior.noise_mean == -6.0);
+		gp_fit_prior(20, &prior);
+		CHECK_CLOSE(exp(prior.ls_mean), exp(-1.0) * pow(20.0, 0.25), 1e-12);
+	}
 
 	/* one point: y ~ N(m, s + noise) */
 	{
