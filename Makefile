@@ -3,14 +3,20 @@
 EXTENSION = tuner
 EXTVERSION = 0.3.0
 # The first released version: its script never changes (tests/upgrade.sh);
-# later versions are reached through update scripts sql/tuner--A--B.sql.
+# later versions are reached through update scripts tuner--A--B.sql.
 FIRST_VERSION = 0.1.0
 
 MODULE_big = tuner
-# Released scripts, kept as they shipped.
-DATA = sql/$(EXTENSION)--$(FIRST_VERSION).sql sql/$(EXTENSION)--0.1.0--0.2.0.sql
-# Unreleased update scripts, assembled from per-feature sources in src/sql.
-DATA_built = sql/$(EXTENSION)--0.2.0--0.3.0.sql
+# The extension's scripts live outside sql/, which holds only the
+# pg_regress tests; PGXS installs DATA and DATA_built by their base names.
+# Released scripts, kept byte for byte as they shipped.
+RELEASED_DIR = src/sql/released
+DATA = $(RELEASED_DIR)/$(EXTENSION)--$(FIRST_VERSION).sql \
+	$(RELEASED_DIR)/$(EXTENSION)--0.1.0--0.2.0.sql
+# Unreleased update scripts, assembled from per-feature sources in src/sql
+# into build/ (generated, not in git).
+BUILD_DIR = build
+DATA_built = $(BUILD_DIR)/$(EXTENSION)--0.2.0--0.3.0.sql
 
 CORE_OBJS = \
 	src/core/tuner_status.o \
@@ -89,8 +95,10 @@ OBJS = $(CORE_OBJS) $(PG_OBJS) $(EXEC_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \
 	$(wildcard src/exec/*.h)
 
-# Listed explicitly: sql/ also holds the install script.
-REGRESS = study parameter suggest report recommend space gp icm branin runner preset multitask clusters transfer lasso catalog sapphire categorical wide integrity notify views warmstart replay plot constraints ceph_preset fastquery_preset leases multiobjective agent security trust_boundary runner_program_safety limits_parameter view_schema limits strict_metrics trial_id replay_sessions conditions best_feasible abandoned ranking confirm preset_data measurement_context pruning
+# Every test in sql/, in name order: sql/ holds only pg_regress tests, and
+# each test stands alone (it makes what it needs after CREATE EXTENSION and
+# leaves nothing that changes another), so any order passes.
+REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # override: a PG_CPPFLAGS given on the command line (CI warning flags)
@@ -99,7 +107,7 @@ override PG_CPPFLAGS += -Isrc/core -Isrc/pg -Isrc/exec
 PG_CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare
 SHLIB_LINK += -llapacke -lopenblas -lnlopt -lm
 
-EXTRA_CLEAN = results regression.diffs regression.out
+EXTRA_CLEAN = results regression.diffs regression.out $(BUILD_DIR)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -107,8 +115,14 @@ include $(PGXS)
 
 # An update script is its template with each "\ir FILE" line replaced by
 # src/sql/FILE (src/sql/assemble.awk).
-sql/$(EXTENSION)--%.sql: src/sql/$(EXTENSION)--%.sql.in src/sql/assemble.awk $(wildcard src/sql/*.sql)
+$(BUILD_DIR)/$(EXTENSION)--%.sql: src/sql/$(EXTENSION)--%.sql.in src/sql/assemble.awk $(wildcard src/sql/*.sql)
+	@mkdir -p $(BUILD_DIR)
 	awk -v dir=src/sql -f src/sql/assemble.awk $< > $@.tmp && mv $@.tmp $@
+
+# The extension's scripts alone (tests/fuzz/run_sql_fuzz.sh builds them
+# beside tuner.so).
+.PHONY: scripts
+scripts: $(DATA_built)
 
 # Every object depends on the headers it may include.
 $(OBJS): $(TUNER_HEADERS)

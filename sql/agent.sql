@@ -101,3 +101,8 @@ SELECT tuner.heartbeat(:q1) > :'before'::timestamptz AS renewed;
 
 SELECT tuner.set_runner('agent', NULL);
 SELECT tuner.drop_runner('agent_runner');
+
+-- Leave nothing behind: the tests run in any order (REGRESS is every
+-- sql/*.sql), each after only CREATE EXTENSION.
+SELECT tuner.drop_study(name) FROM tuner.study
+ WHERE name IN ('agent', 'agent_empty', 'agent_short') ORDER BY name;

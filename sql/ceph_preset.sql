@@ -89,4 +89,7 @@ REVOKE pg_execute_server_program FROM tuner_ceph_nobody;
 DROP ROLE tuner_ceph_nobody;
 
 SELECT tuner.drop_study(name) FROM tuner.study WHERE name IN ('cph', 'cph_rr', 'cph_rr2');
+-- The preset's runner too: the tests run in any order, each after only
+-- CREATE EXTENSION.
+SELECT tuner.drop_runner('ceph');
 \! rm -rf /tmp/tuner_regress_ceph_preset

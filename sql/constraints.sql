@@ -362,3 +362,10 @@ SELECT tuner.predict_feasibility('fz', '[1]');
 SELECT tuner.predict_feasibility('fz', '{"z": 1}');
 SELECT tuner.predict_feasibility('fz', '{"x": 0.5}');
 SELECT tuner.predict_feasibility('pc', '{"a": 1, "b": 2, "c": 3}');
+
+-- Leave nothing behind: the tests run in any order (REGRESS is every
+-- sql/*.sql), each after only CREATE EXTENSION.
+SELECT tuner.drop_study(name) FROM tuner.study
+ WHERE name IN ('cat', 'fcat', 'fd', 'fz', 'nf', 'nr', 'oc', 'pc', 'rc', 'rdbc', 'rg') ORDER BY name;
+SELECT tuner.drop_runner(name) FROM tuner.runner
+ WHERE name IN ('regions', 'rocksdb') ORDER BY name;

@@ -106,3 +106,9 @@ SELECT tuner.create_study('fq4', 'total_s_default', preset => 'fastquery',
 SELECT tuner.create_study('fq4', 'speedup_vs_default', preset => 'fastquery',
 						  settings => '{"runner": {"paired": true, "repeats": 0}}');
 SELECT count(*) AS studies_named_fq4 FROM tuner.study WHERE name = 'fq4';
+
+-- Leave nothing behind: the tests run in any order (REGRESS is every
+-- sql/*.sql), each after only CREATE EXTENSION.
+SELECT tuner.drop_study(name) FROM tuner.study
+ WHERE name IN ('fq', 'fq2', 'fq_paired', 'fq_paired2', 'fq_paired3', 'fq_ranks1', 'fq_ranks8') ORDER BY name;
+SELECT tuner.drop_runner('fastquery');

@@ -231,3 +231,11 @@ SELECT tuner.create_study('bad', 'y', 'minimize', '{"max_retries": 1.5}');
 SELECT tuner.create_study('bad', 'y', 'minimize', '{"max_retries": 101}');
 SELECT tuner.create_study('bad', 'y', 'minimize', '{"max_retries": "1"}');
 SELECT tuner.create_study('bad', 'y', 'minimize', '{"lease_time": 1}');
+
+-- Leave nothing behind: the tests run in any order (REGRESS is every
+-- sql/*.sql), each after only CREATE EXTENSION.
+SELECT tuner.drop_study(name) FROM tuner.study
+ WHERE name IN ('bg', 'lease', 'nolease', 'noretry', 'prog', 'race', 'short', 'tworetry') ORDER BY name;
+SELECT tuner.drop_runner('lease_sleep');
+DROP FUNCTION public.lease_try_report(bigint), public.lease_wait_for_lock();
+DROP EXTENSION dblink;

@@ -270,7 +270,7 @@ SELECT t.study, count(*) AS trials, count(*) FILTER (WHERE t.source = 'model') A
            FILTER (WHERE t.source = 'model') AS predicted
   FROM tuner.trials t WHERE t.study IN ('jt', 'jt_off') GROUP BY t.study ORDER BY t.study;
 SELECT DISTINCT m.kind, m.tasks FROM tuner.model m JOIN tuner.study s ON s.id = m.study_id
- WHERE s.name = 'jt';
+ WHERE s.name = 'jt' ORDER BY m.kind;
 SELECT (SELECT min(o.value) FROM tuner.observation o
           JOIN tuner.metric m ON m.id = o.metric_id AND m.name = 'wear'
           JOIN tuner.trial t ON t.id = o.trial_id AND t.source = 'model'

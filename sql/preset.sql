@@ -51,3 +51,9 @@ SELECT number, state, source, value > 0 AS throughput_measured,
 	   details ? '_effective' AS has_effective_options,
 	   details -> '_effective' -> 'effective' ->> 'level0_slowdown_writes_trigger' AS effective_slowdown
   FROM tuner.trials WHERE study = 'rdb_e2e';
+
+-- Leave nothing behind: the tests run in any order (REGRESS is every
+-- sql/*.sql), each after only CREATE EXTENSION.
+SELECT tuner.drop_study(name) FROM tuner.study
+ WHERE name IN ('rdb', 'rdb2', 'rdb_e2e') ORDER BY name;
+SELECT tuner.drop_runner('rocksdb');

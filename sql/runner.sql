@@ -203,3 +203,10 @@ SELECT tuner._reconcile() AS marked;
 SELECT worker, state, error FROM tuner.trials
  WHERE trial IN (:manual, :dead, :old, :live) ORDER BY number;
 SELECT tuner._reconcile() AS marked_again;
+
+-- Leave nothing behind: the tests run in any order (REGRESS is every
+-- sql/*.sql), each after only CREATE EXTENSION.
+SELECT tuner.drop_study(name) FROM tuner.study
+ WHERE name IN ('c', 'e', 'empty', 'f', 'norunner') ORDER BY name;
+SELECT tuner.drop_runner(name) FROM tuner.runner
+ WHERE name IN ('array', 'cat', 'crash', 'echo', 'garbage', 'huge', 'missing', 'nan', 'nan_string', 'no_objective', 'null_objective', 'silent', 'sleep', 'string_metric', 'unknown_name') ORDER BY name;

@@ -7,8 +7,9 @@
 #   - the study goes on where it stopped;
 #   - the updated extension's objects are those of a fresh CREATE EXTENSION
 #     (members, function definitions, columns, policies, triggers);
-#   - the released script sql/tuner--0.1.0.sql is byte for byte the one
-#     released: changes belong in an update script.
+#   - the released scripts src/sql/released/tuner--0.1.0.sql and
+#     tuner--0.1.0--0.2.0.sql are byte for byte the ones released: changes
+#     belong in the unreleased update script.
 # Needs a server reachable through the PG* environment (pg_virtualenv)
 # with tuner installed.
 set -euo pipefail
@@ -16,8 +17,12 @@ cd "$(dirname "$0")/.."
 . tests/lib/kept_study.sh
 
 FIRST=0.1.0
-# sha256 of sql/tuner--0.1.0.sql as released; never edit that file.
-FIRST_SHA256=c7e324de31995200fb485fd08d236ae4a04a097af94aa882446d337626b7e5c5
+# sha256 of each released script as released; never edit those files.
+RELEASED=src/sql/released
+declare -A RELEASED_SHA256=(
+	[tuner--0.1.0.sql]=c7e324de31995200fb485fd08d236ae4a04a097af94aa882446d337626b7e5c5
+	[tuner--0.1.0--0.2.0.sql]=9ebb3e5dec4cfe28964f22fe23aac4d1c0757fe9bb2fcbd424109de1dfa8049f
+)
 OLD=tuner_upgrade_old
 NEW=tuner_upgrade_new
 WORK=$(mktemp -d)
@@ -28,9 +33,11 @@ fail() {
 	exit 1
 }
 
-sha=$(sha256sum "sql/tuner--$FIRST.sql" | cut -d' ' -f1)
-[ "$sha" = "$FIRST_SHA256" ] ||
-	fail "sql/tuner--$FIRST.sql changed since $FIRST was released (sha256 $sha); put changes in an update script"
+for script in "${!RELEASED_SHA256[@]}"; do
+	sha=$(sha256sum "$RELEASED/$script" | cut -d' ' -f1)
+	[ "$sha" = "${RELEASED_SHA256[$script]}" ] ||
+		fail "$RELEASED/$script changed since it was released (sha256 $sha); put changes in the unreleased update script"
+done
 
 current=$(psql -X -At -v ON_ERROR_STOP=1 -d postgres -c \
 	"SELECT default_version FROM pg_catalog.pg_available_extensions WHERE name = 'tuner'")

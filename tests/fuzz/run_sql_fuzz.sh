@@ -68,15 +68,15 @@ SHARE=$($PG_CONFIG --sharedir)
 
 # 2. The extension, with the server's CFLAGS (clang 14, the sanitizers).
 mkdir -p "$WORK/build"
-cp -r Makefile tuner.control sql src "$WORK/build/"
-if ! nice -n 10 make -s -C "$WORK/build" -j2 tuner.so PG_CONFIG="$PG_CONFIG" \
+cp -r Makefile tuner.control src "$WORK/build/"
+if ! nice -n 10 make -s -C "$WORK/build" -j2 tuner.so scripts PG_CONFIG="$PG_CONFIG" \
 	> "$WORK/build.log" 2>&1; then
 	tail -30 "$WORK/build.log"
 	echo "run_sql_fuzz: sanitized build failed" >&2
 	exit 1
 fi
 cp "$WORK/build/tuner.so" "$PKGLIB/"
-cp tuner.control sql/tuner--*.sql "$SHARE/extension/"
+cp tuner.control src/sql/released/tuner--*.sql "$WORK"/build/build/tuner--*.sql "$SHARE/extension/"
 # The canary, built the same way but not installed: loaded by its path.
 CC=$($PG_CONFIG --cc)
 # shellcheck disable=SC2046
