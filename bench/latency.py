@@ -107,8 +107,8 @@ def core_call(conn, X, y, n_initial=5, seed=1):
     The SQL and the arguments that call the C function behind suggest_next,
     tuner._suggest_point, directly with this history (no plpgsql, no history
     query): what the numerics cost, for comparison with the whole call.
-    Arguments are named, from the function's current signature; any unknown
-    one is passed NULL.  None if the function is not there.
+    Arguments are named and typed from the function's current signature;
+    any unknown one is passed NULL.  None if the function is not there.
     """
     n, d = X.shape
     with conn.cursor() as cur:
@@ -119,24 +119,28 @@ def core_call(conn, X, y, n_initial=5, seed=1):
              "log_scales": [False] * d, "n_choices": [0] * d,
              "x_observed": pg_array(X), "y_observed": pg_array(y),
              "x_pending": None, "x_other": None, "n_initial": n_initial,
-             "design_index": n, "seed": call_seed, "design_seed": seed}
-    types = {"kinds": "int[]", "n_choices": "int[]", "log_scales": "bool[]",
-             "n_initial": "int", "design_index": "int", "seed": "bigint",
-             "design_seed": "bigint"}
+             "design_index": n, "seed": call_seed, "design_seed": seed,
+             "algorithm": "gp-ei", "canonical": True}
+    # Each argument's type as the catalog has it (all of them, OUT ones
+    # included, when the function has OUT parameters).
     with conn.cursor() as cur:
-        cur.execute("""SELECT p.proargnames, p.proargmodes FROM pg_proc p
+        cur.execute("""SELECT p.proargnames, p.proargmodes,
+                              ARRAY(SELECT pg_catalog.format_type(t, NULL)
+                                      FROM unnest(COALESCE(p.proallargtypes,
+                                                           p.proargtypes::oid[])) WITH ORDINALITY AS a(t, k)
+                                     ORDER BY k)
+                         FROM pg_proc p
                         WHERE p.proname = '_suggest_point'
                           AND p.pronamespace = 'tuner'::regnamespace""")
         row = cur.fetchone()
     if row is None:
         return None
-    names, modes = row
+    names, modes, types = row
     args, vals = [], []
     for i, name in enumerate(names):
         if modes is not None and modes[i] not in ("i", "b"):
             continue
-        t = types.get(name, "float8[]" if name.startswith(("x_", "y_", "lows", "highs", "warm_length")) else "float8")
-        args.append("%s => %%s::%s" % (name, t))
+        args.append("%s => %%s::%s" % (name, types[i]))
         vals.append(known.get(name))
     return "SELECT (r).source FROM (SELECT tuner._suggest_point(%s) AS r) q" % ", ".join(args), vals
 
