@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -203,8 +202,6 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 	int status = 0;
 	double start;
 	MeasureSnapshot before;
-	MeasureSnapshot after;
-	MeasureContext context;
 	struct rusage usage;
 	int i;
 
@@ -267,13 +264,7 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 		;
 	agent_active_pgid = 0;
 	result->elapsed_s = agent_now_s() - start;
-	measure_take(&after);
-	measure_context(
-		&before, &after,
-		(double)usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
-			(double)usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6,
-		measure_load1(), &context);
-	measure_context_json(&context, result->context, sizeof(result->context));
+	measure_finish(&before, &usage, result->context, sizeof(result->context));
 	if (WIFEXITED(status))
 		result->exit_code = WEXITSTATUS(status);
 	agent_exit_text(status, result->exit_text, sizeof(result->exit_text));

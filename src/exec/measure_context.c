@@ -227,3 +227,18 @@ measure_context_json(const MeasureContext *ctx, char *buf, size_t size)
 #undef APPEND
 	return n;
 }
+
+void
+measure_finish(const MeasureSnapshot *before, const struct rusage *usage,
+			   char *buf, size_t size)
+{
+	MeasureSnapshot after;
+	MeasureContext ctx;
+	double cpu =
+		(double)usage->ru_utime.tv_sec + usage->ru_utime.tv_usec / 1e6 +
+		(double)usage->ru_stime.tv_sec + usage->ru_stime.tv_usec / 1e6;
+
+	measure_take(&after);
+	measure_context(before, &after, cpu, measure_load1(), &ctx);
+	measure_context_json(&ctx, buf, size);
+}

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 
 #define MEASURE_MAX_DISKS 32
 #define MEASURE_NAME_LEN  32
@@ -80,5 +81,14 @@ extern void measure_context(const MeasureSnapshot *before,
  */
 extern int measure_context_json(const MeasureContext *ctx, char *buf,
 								size_t size);
+
+/*
+ * The end of a run that began at before, whose keeper's wait4 gave usage
+ * (the runner and every process it waited for): take the second snapshot
+ * and the load average, and write the context as JSON into buf.  What the
+ * server and tuner-agent both do once the runner is reaped.
+ */
+extern void measure_finish(const MeasureSnapshot *before,
+						   const struct rusage *usage, char *buf, size_t size);
 
 #endif /* MEASURE_CONTEXT_H */

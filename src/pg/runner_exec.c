@@ -38,7 +38,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -414,8 +413,6 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	int status = 0;
 	TimestampTz start;
 	MeasureSnapshot before;
-	MeasureSnapshot after;
-	MeasureContext context;
 	struct rusage usage;
 	int i;
 
@@ -507,13 +504,7 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	}
 	active_pgid = 0;
 	result->elapsed_s = ms_since(start) / 1000.0;
-	measure_take(&after);
-	measure_context(
-		&before, &after,
-		(double)usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
-			(double)usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6,
-		measure_load1(), &context);
-	measure_context_json(&context, result->context, sizeof(result->context));
+	measure_finish(&before, &usage, result->context, sizeof(result->context));
 	result->exit_status = status;
 	if (WIFEXITED(status))
 		result->exit_code = WEXITSTATUS(status);
