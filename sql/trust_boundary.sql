@@ -138,6 +138,12 @@ SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.model (study_id, trial_id
 SELECT regress_tuner_tb_try(format($$SELECT tuner._model_insert(ARRAY[jsonb_populate_record(NULL::tuner.model, '{"study_id": %s, "trial_id": %s, "kind": "gp", "n": 1, "lengthscales": [1e-300], "outputscale": 1, "noise": 1}')])$$, :study_v, :trial_v));
 SELECT regress_tuner_tb_try(format($$SELECT tuner._suggestion_insert(jsonb_populate_record(s, '{"trial_id": %s}')) FROM tuner.suggestion s LIMIT 1$$, :trial_v));
 SELECT regress_tuner_tb_try(format($$INSERT INTO tuner.suggestion SELECT * FROM tuner.suggestion WHERE trial_id = %s$$, :trial_v));
+-- what tuner records about a run: the confirmation link, the context and
+-- the disturbed flag agree with what tuner set
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.trial SET disturbed = true WHERE id = %s$$, :trial_v));
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.trial SET details = COALESCE(details, '{}') || '{"context": {"others_cpu_share": 2}}' WHERE id = %s$$, :trial_v));
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.trial SET details = COALESCE(details, '{}') || '{"context": {"others_cpu_share": 0.9}}' WHERE id = %s$$, :trial_v));
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.trial SET confirms = id, confirm_pair = 1 WHERE id = %s$$, :trial_v));
 -- nor in the transaction of a suggestion of its own, for another study
 BEGIN;
 SELECT (tuner.suggest_next('tb_v') ->> 'trial') AS fresh \gset
@@ -289,6 +295,13 @@ SELECT tuner.drop_study('tb_a');
 RESET ROLE;
 SELECT * FROM regress_tuner_tb_victim.later;
 SELECT count(*) AS tb_v_view_rows FROM regress_tuner_tb_victim.tb_v;
+
+-- A confirmation run stays in the trial and pair it was queued for, even
+-- for the study's owner.
+SELECT tuner.confirm('tb_v', :trial_v, pairs => 2, paired => true) AS queued;
+SET ROLE regress_tuner_tb_owner;
+SELECT regress_tuner_tb_try(format($$UPDATE tuner.trial SET confirm_pair = 3 WHERE confirms = %s$$, :trial_v));
+RESET ROLE;
 
 -- Clean up.
 SELECT tuner.drop_study(name) FROM tuner.study WHERE name IN ('tb_v', 'tb_private', 'tb_run') ORDER BY name;

@@ -67,6 +67,18 @@ BEGIN
 END;
 $$;
 
+-- Was a run with this context disturbed, by the study's max_disturbance?
+-- NULL when other processes' CPU was not measured.  The one definition,
+-- for _record_context and the trial guard.
+CREATE FUNCTION tuner._is_disturbed(context jsonb, study_id bigint)
+RETURNS bool
+LANGUAGE sql STABLE
+AS $$
+SELECT ($1 ->> 'others_cpu_share')::float8
+	   > COALESCE((SELECT (s.settings ->> 'max_disturbance')::float8
+					 FROM tuner.study s WHERE s.id = $2), 0.25);
+$$;
+
 -- Record the context of a finished trial (as the worker, step and
 -- tuner-agent do right after its outcome): into its details, its
 -- disturbed flag, and a retry when the study asks for one.  Returns
@@ -91,8 +103,7 @@ BEGIN
 			USING ERRCODE = 'object_not_in_prerequisite_state';
 	END IF;
 	SELECT * INTO s FROM tuner.study x WHERE x.id = t.study_id;
-	v_disturbed := (context ->> 'others_cpu_share')::float8
-				   > COALESCE((s.settings ->> 'max_disturbance')::float8, 0.25);
+	v_disturbed := tuner._is_disturbed(context, s.id);
 	UPDATE tuner.trial x
 	   SET details = COALESCE(x.details, '{}') || pg_catalog.jsonb_build_object('context', context),
 		   disturbed = v_disturbed
@@ -118,9 +129,7 @@ AS $$
 DECLARE
 	v_result jsonb;
 BEGIN
-	IF context IS NOT NULL THEN
-		PERFORM tuner._check_context(context);
-	END IF;
+	-- (a context _record_context refuses undoes the outcome too: one call)
 	v_result := tuner.agent_finish($1, $2, $3, $4, $5, $6, $7, $8, $9);
 	IF context IS NOT NULL AND (v_result ->> 'recorded')::bool THEN
 		PERFORM tuner._record_context($1, context);

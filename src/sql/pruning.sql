@@ -311,9 +311,10 @@ BEGIN
 END;
 $$;
 
--- Trigger: a trial keeps its identity; a finished one (complete, failed,
--- interrupted, pruned) never changes; a running one keeps its
--- configuration and never goes back to queued.
+-- Trigger: a trial keeps its identity and its confirmation; its context
+-- and disturbed flag agree; a finished one (complete, failed, interrupted,
+-- pruned) never changes; a running one keeps its configuration and never
+-- goes back to queued.
 CREATE OR REPLACE FUNCTION tuner._trial_guard()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -323,6 +324,26 @@ BEGIN
 		RAISE EXCEPTION 'the identity of trial % cannot change', OLD.id
 			USING ERRCODE = 'integrity_constraint_violation',
 				  HINT = 'A trial keeps its id, study and number.';
+	END IF;
+	-- What tuner records about a run (confirm.sql, measurement_context.sql)
+	-- is set as tuner sets it, by any route (a superuser repairs rows).
+	IF NOT tuner._is_superuser() THEN
+		IF (NEW.confirms, NEW.confirm_pair) IS DISTINCT FROM (OLD.confirms, OLD.confirm_pair) THEN
+			RAISE EXCEPTION 'the confirmation of trial % cannot change', OLD.id
+				USING ERRCODE = 'insufficient_privilege',
+					  HINT = 'tuner.confirm() sets which trial and pair a confirmation run belongs to when it queues it.';
+		END IF;
+		IF (NEW.details -> 'context') IS DISTINCT FROM (OLD.details -> 'context')
+		   OR NEW.disturbed IS DISTINCT FROM OLD.disturbed THEN
+			IF NEW.details -> 'context' IS NOT NULL THEN
+				PERFORM tuner._check_context(NEW.details -> 'context');
+			END IF;
+			IF NEW.disturbed IS DISTINCT FROM tuner._is_disturbed(NEW.details -> 'context', NEW.study_id) THEN
+				RAISE EXCEPTION 'trial % is disturbed only as its context and the study''s max_disturbance say', OLD.id
+					USING ERRCODE = 'check_violation',
+						  HINT = 'The worker, tuner.step and tuner-agent record a trial''s context.';
+			END IF;
+		END IF;
 	END IF;
 	IF OLD.state IN ('complete', 'failed', 'interrupted', 'pruned') THEN
 		IF NEW.state IS DISTINCT FROM OLD.state
