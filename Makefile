@@ -13,10 +13,12 @@ MODULE_big = tuner
 RELEASED_DIR = src/sql/released
 DATA = $(RELEASED_DIR)/$(EXTENSION)--$(FIRST_VERSION).sql \
 	$(RELEASED_DIR)/$(EXTENSION)--0.1.0--0.2.0.sql
-# Unreleased update scripts, assembled from per-feature sources in src/sql
-# into build/ (generated, not in git).
+# The current version's install script and the update to it, assembled
+# from the per-feature sources in src/sql into build/ (generated, not in
+# git): every object is written once, in one source file.
 BUILD_DIR = build
-DATA_built = $(BUILD_DIR)/$(EXTENSION)--0.2.0--0.3.0.sql
+DATA_built = $(BUILD_DIR)/$(EXTENSION)--$(EXTVERSION).sql \
+	$(BUILD_DIR)/$(EXTENSION)--0.2.0--0.3.0.sql
 
 CORE_OBJS = \
 	src/core/tuner_status.o \
@@ -113,11 +115,12 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# An update script is its template with each "\ir FILE" line replaced by
-# src/sql/FILE (src/sql/assemble.awk).
-$(BUILD_DIR)/$(EXTENSION)--%.sql: src/sql/$(EXTENSION)--%.sql.in src/sql/assemble.awk $(wildcard src/sql/*.sql)
+# A script is its template with each "\ir FILE [PREFIX]" line replaced by
+# src/sql/FILE or the one statement of it that starts with PREFIX
+# (src/sql/assemble.pl).
+$(BUILD_DIR)/$(EXTENSION)--%.sql: src/sql/$(EXTENSION)--%.sql.in src/sql/assemble.pl $(wildcard src/sql/*.sql)
 	@mkdir -p $(BUILD_DIR)
-	awk -v dir=src/sql -f src/sql/assemble.awk $< > $@.tmp && mv $@.tmp $@
+	perl src/sql/assemble.pl src/sql $< > $@.tmp && mv $@.tmp $@
 
 # The extension's scripts alone (tests/fuzz/run_sql_fuzz.sh builds them
 # beside tuner.so).

@@ -4,7 +4,7 @@
  *	  base, so a point in d dimensions costs about the sum of the first d
  *	  primes in random draws: MAX_DESIGN_DIMS (2000, bases up to 17389,
  *	  some 10^7 draws a point) bounds what a study may have
- *	  (tuner._max_parameters() in src/sql/parameter_limits.sql).
+ *	  (tuner._max_parameters() in src/sql/parameters.sql).
  */
 #include <math.h>
 #include <string.h>

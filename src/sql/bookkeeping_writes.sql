@@ -1,3 +1,11 @@
+/*
+ * bookkeeping_writes.sql
+ *	  tuner's own bookkeeping (jobs, views, grants, models, suggestion records,
+ *	  progress rows, presets) is written only through these fixed statements
+ *	  (src/pg/bookkeeping_write.c); a trigger refuses every other write by a
+ *	  non-superuser.
+ */
+
 -------------------------------------------------------------------------------
 -- A study's jobs, views, grants, models and suggestion records, and the
 -- presets, are written by tuner's functions only.
@@ -14,48 +22,62 @@
 -------------------------------------------------------------------------------
 
 -- Is one of the fixed bookkeeping statements running in this backend?
-CREATE FUNCTION tuner._in_bookkeeping_write()
+CREATE OR REPLACE FUNCTION tuner._in_bookkeeping_write()
 RETURNS bool
 AS 'MODULE_PATHNAME', 'tuner_in_bookkeeping_write'
 LANGUAGE C STABLE;
 
 -- The fixed statements; each returns the new row's id (the study's, for a
 -- view or a grant) or how many rows it changed.
-CREATE FUNCTION tuner._job_insert(study_id bigint, trials int, parallel int)
+CREATE OR REPLACE FUNCTION tuner._job_insert(study_id bigint, trials int, parallel int)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._job_set_launched(job bigint, launched int)
+
+CREATE OR REPLACE FUNCTION tuner._job_set_launched(job bigint, launched int)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._job_request_stop(study_id bigint)
+
+CREATE OR REPLACE FUNCTION tuner._job_request_stop(study_id bigint)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._job_count_claim(job bigint)
+
+CREATE OR REPLACE FUNCTION tuner._job_count_claim(job bigint)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._job_count_worker_done(job bigint, error text)
+
+CREATE OR REPLACE FUNCTION tuner._job_count_worker_done(job bigint, error text)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._job_mark_interrupted()
+
+CREATE OR REPLACE FUNCTION tuner._job_mark_interrupted()
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._view_insert(study_id bigint, view_schema name, view_name name)
+
+CREATE OR REPLACE FUNCTION tuner._view_insert(study_id bigint, view_schema name, view_name name)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._view_forget(view_schema name, view_name name)
+
+CREATE OR REPLACE FUNCTION tuner._view_forget(view_schema name, view_name name)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._grant_insert(study_id bigint, grantee name, privilege text)
+
+CREATE OR REPLACE FUNCTION tuner._grant_insert(study_id bigint, grantee name, privilege text)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._grant_forget(study_id bigint, grantee name)
+
+CREATE OR REPLACE FUNCTION tuner._grant_forget(study_id bigint, grantee name)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._model_insert(models tuner.model[])
+
+CREATE OR REPLACE FUNCTION tuner._model_insert(models tuner.model[])
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._suggestion_insert(suggestion tuner.suggestion)
+
+CREATE OR REPLACE FUNCTION tuner._suggestion_insert(suggestion tuner.suggestion)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._progress_insert(trial bigint, step float8, metrics jsonb)
+
+CREATE OR REPLACE FUNCTION tuner._progress_insert(trial bigint, step float8, metrics jsonb)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._preset_insert(name text, definition jsonb)
+
+CREATE OR REPLACE FUNCTION tuner._preset_insert(name text, definition jsonb)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
-CREATE FUNCTION tuner._preset_delete(name text, owner name)
+
+CREATE OR REPLACE FUNCTION tuner._preset_delete(name text, owner name)
 RETURNS bigint AS 'MODULE_PATHNAME', 'tuner_bookkeeping_write' LANGUAGE C;
 
 -- Trigger: refuse a write that is not one of the statements above.  A
 -- superuser may (restoring a dump, repairing rows; and the cascades that
 -- delete a study's rows with it run as the tables' owner).
-CREATE FUNCTION tuner._bookkeeping_guard()
+CREATE OR REPLACE FUNCTION tuner._bookkeeping_guard()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, tuner, pg_temp
@@ -79,19 +101,24 @@ $$;
 
 CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.job
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+
 CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.study_view
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+
 CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.study_grant
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+
 CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.preset
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+
 CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.model
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
+
 CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.suggestion
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();
 
 -- Was the trial's row written by this transaction?
-CREATE FUNCTION tuner._trial_made_here(trial bigint)
+CREATE OR REPLACE FUNCTION tuner._trial_made_here(trial bigint)
 RETURNS bool
 AS 'MODULE_PATHNAME', 'tuner_trial_made_here'
 LANGUAGE C STABLE;
@@ -100,7 +127,7 @@ LANGUAGE C STABLE;
 -- suggestion that made the trial, in its transaction, for the trial's
 -- own study; so no later call can add a model or rewrite the record of
 -- what a suggestion saw (a warm start reads the latest model).
-CREATE FUNCTION tuner._suggestion_record_guard()
+CREATE OR REPLACE FUNCTION tuner._suggestion_record_guard()
 RETURNS trigger
 LANGUAGE plpgsql
 AS $$
@@ -128,7 +155,9 @@ $$;
 
 CREATE TRIGGER suggestion_record_guard BEFORE INSERT ON tuner.model
 	FOR EACH ROW EXECUTE FUNCTION tuner._suggestion_record_guard();
+
 CREATE TRIGGER suggestion_record_guard BEFORE INSERT ON tuner.suggestion
 	FOR EACH ROW EXECUTE FUNCTION tuner._suggestion_record_guard();
+
 CREATE TRIGGER bookkeeping_guard BEFORE INSERT OR UPDATE OR DELETE ON tuner.trial_progress
 	FOR EACH ROW EXECUTE FUNCTION tuner._bookkeeping_guard();

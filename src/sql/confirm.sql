@@ -1,44 +1,43 @@
--------------------------------------------------------------------------------
--- Confirmation runs (issue 29).
---
--- A single trial is one noisy measurement: on a busy machine the main job
--- printed a 35.5 % improvement that the model, right below, did not
--- believe.  tuner.confirm queues repeated runs of one configuration
--- against the study's baseline, run by the same workers, agents or step
--- as any queued trial, and tuner.confirmation reports their geometric
--- mean ratio with its 95 % t interval and p-value, so what tuner tells a
--- user about an improvement is a confirmed figure, never one trial.
---
--- Two kinds of objective:
---   paired: each trial's objective is already a ratio to the baseline
---     measured in the same trial (tuner_rocksdb and tuner_fastquery with
---     their "paired" setting); a confirmation pair is one more run of the
---     configuration (source 'confirm').
---   plain: a confirmation pair is one run of the baseline (source
---     'baseline', the study's default configuration) and one of the
---     configuration (source 'confirm'), in ABBA order so that a steady
---     drift of the machine cancels out of the mean; the pair's ratio is
---     configuration / baseline.
--- Confirmation runs are complete trials like any other, so the model also
--- learns from them as repeats.
--------------------------------------------------------------------------------
+/*
+ * confirm.sql
+ *	  Confirmation runs: a configuration measured again against the study's
+ *	  baseline, and the confirmed ratio with its interval.
+ */
 
-ALTER TABLE tuner.trial DROP CONSTRAINT trial_source_check;
-ALTER TABLE tuner.trial ADD CONSTRAINT trial_source_check
-	CHECK (source IN ('default', 'design', 'model', 'random', 'manual', 'copied',
-					  'confirm', 'baseline'));
-ALTER TABLE tuner.trial
-	ADD COLUMN confirms bigint REFERENCES tuner.trial (id) ON DELETE SET NULL,
-	ADD COLUMN confirm_pair int CHECK (confirm_pair >= 1);
-CREATE INDEX trial_confirms_idx ON tuner.trial (confirms);
-
-COMMENT ON COLUMN tuner.trial.confirms IS
-	'The trial whose configuration this confirmation run measures (tuner.confirm)';
-COMMENT ON COLUMN tuner.trial.confirm_pair IS
-	'Which pair of that confirmation this run belongs to (1, 2, ...)';
+-- A retry of an interrupted confirmation run stays in its pair.
+CREATE OR REPLACE FUNCTION tuner._queue_retries(trials bigint[])
+RETURNS int
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_old tuner.trial;
+	v_max int;
+	v_number int;
+	n int := 0;
+	i bigint;
+BEGIN
+	FOREACH i IN ARRAY COALESCE($1, '{}')
+	LOOP
+		SELECT * INTO v_old FROM tuner.trial WHERE id = i;
+		SELECT COALESCE((s.settings ->> 'max_retries')::int, 1) INTO v_max
+		  FROM tuner.study s WHERE s.id = v_old.study_id
+		   FOR NO KEY UPDATE;	-- numbers are given out under this lock
+		IF tuner._retry_depth(i) < v_max THEN
+			SELECT pg_catalog.max(t.number) + 1 INTO v_number
+			  FROM tuner.trial t WHERE t.study_id = v_old.study_id;
+			INSERT INTO tuner.trial (study_id, number, config, state, source, seed, retry_of,
+									 confirms, confirm_pair)
+			VALUES (v_old.study_id, v_number, v_old.config, 'queued', v_old.source,
+					v_old.seed, v_old.id, v_old.confirms, v_old.confirm_pair);
+			n := n + 1;
+		END IF;
+	END LOOP;
+	RETURN n;
+END;
+$$;
 
 -- The t interval and test of a mean (src/core/mean_interval.c).
-CREATE FUNCTION tuner._mean_interval(x float8[], level float8,
+CREATE OR REPLACE FUNCTION tuner._mean_interval(x float8[], level float8,
 									 OUT n int, OUT mean float8, OUT sd float8,
 									 OUT low float8, OUT high float8,
 									 OUT p_value float8)
@@ -47,7 +46,7 @@ AS 'MODULE_PATHNAME', 'tuner_mean_interval_sql'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- Trigger: a confirmation run names a trial of its own study.
-CREATE FUNCTION tuner._trial_confirms_guard()
+CREATE OR REPLACE FUNCTION tuner._trial_confirms_guard()
 RETURNS trigger
 LANGUAGE plpgsql
 AS $$
@@ -78,7 +77,7 @@ CREATE TRIGGER trial_confirms_guard
 -- (see above; paired NULL: as the study's runner setting "paired" says).
 -- Returns how many trials it queued; tuner.run(study, that number), step
 -- or agents run them, and tuner.confirmation reports the result.
-CREATE FUNCTION tuner.confirm(study text, trial bigint DEFAULT NULL,
+CREATE OR REPLACE FUNCTION tuner.confirm(study text, trial bigint DEFAULT NULL,
 							  pairs int DEFAULT 5, paired bool DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql
@@ -217,7 +216,7 @@ $$;
 -- of an interrupted run takes its place); disturbed counts the pairs with
 -- a run during which the machine was busy (measurement_context.sql).  A ratio needs positive values:
 -- a pair with a value <= 0 is counted as unusable.
-CREATE FUNCTION tuner.confirmation(study text)
+CREATE OR REPLACE FUNCTION tuner.confirmation(study text)
 RETURNS TABLE (trial bigint, number int, pairs int, ratio float8,
 			   ratio_low float8, ratio_high float8, p_value float8,
 			   change_pct float8, change_low_pct float8,
@@ -285,37 +284,5 @@ BEGIN
 			ELSE 'regression' END;
 		RETURN NEXT;
 	END LOOP;
-END;
-$$;
-
--- A retry of an interrupted confirmation run stays in its pair.
-CREATE OR REPLACE FUNCTION tuner._queue_retries(trials bigint[])
-RETURNS int
-LANGUAGE plpgsql
-AS $$
-DECLARE
-	v_old tuner.trial;
-	v_max int;
-	v_number int;
-	n int := 0;
-	i bigint;
-BEGIN
-	FOREACH i IN ARRAY COALESCE($1, '{}')
-	LOOP
-		SELECT * INTO v_old FROM tuner.trial WHERE id = i;
-		SELECT COALESCE((s.settings ->> 'max_retries')::int, 1) INTO v_max
-		  FROM tuner.study s WHERE s.id = v_old.study_id
-		   FOR NO KEY UPDATE;	-- numbers are given out under this lock
-		IF tuner._retry_depth(i) < v_max THEN
-			SELECT pg_catalog.max(t.number) + 1 INTO v_number
-			  FROM tuner.trial t WHERE t.study_id = v_old.study_id;
-			INSERT INTO tuner.trial (study_id, number, config, state, source, seed, retry_of,
-									 confirms, confirm_pair)
-			VALUES (v_old.study_id, v_number, v_old.config, 'queued', v_old.source,
-					v_old.seed, v_old.id, v_old.confirms, v_old.confirm_pair);
-			n := n + 1;
-		END IF;
-	END LOOP;
-	RETURN n;
 END;
 $$;

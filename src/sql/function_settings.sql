@@ -1,3 +1,11 @@
+/*
+ * function_settings.sql
+ *	  Last: pins the search_path and extra_float_digits of every function
+ *	  made before it, so no function depends on its caller's settings.
+ */
+
+-- Last: it pins the search_path and extra_float_digits of every function
+-- made above.
 -------------------------------------------------------------------------------
 -- Every function runs with fixed settings: search_path and
 -- extra_float_digits.  Runs last in the update, so it covers every

@@ -1,24 +1,11 @@
--------------------------------------------------------------------------------
--- How busy the machine was while each trial ran (issue 29).
---
--- On a busy machine one trial's measurement can be off by a third, and
--- nothing in a trial said so.  Whoever runs a runner (a background worker,
--- tuner.step, tuner-agent) now measures, over the run, the CPU time of the
--- runner's processes and of everything else on the machine, the CPU
--- stolen by a hypervisor, the busiest disk's busy time and the load
--- average (src/exec/measure_context.c), and records them in the trial's
--- details as "context".  A trial during which other processes used more
--- than the study setting max_disturbance of the machine's CPU (default
--- 0.25) is marked disturbed; with the setting retry_disturbed it is run
--- again (as an interrupted trial is, within max_retries).
--------------------------------------------------------------------------------
-
-ALTER TABLE tuner.trial ADD COLUMN disturbed bool;
-COMMENT ON COLUMN tuner.trial.disturbed IS
-	'Other processes used more than the study''s max_disturbance of the machine''s CPU while it ran (NULL: not measured)';
+/*
+ * measurement_context.sql
+ *	  How busy the machine was while a trial ran, and whether that makes the
+ *	  trial disturbed.
+ */
 
 -- The keys of a context and the range of each number.
-CREATE FUNCTION tuner._check_context(context jsonb)
+CREATE OR REPLACE FUNCTION tuner._check_context(context jsonb)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
@@ -70,7 +57,7 @@ $$;
 -- Was a run with this context disturbed, by the study's max_disturbance?
 -- NULL when other processes' CPU was not measured.  The one definition,
 -- for _record_context and the trial guard.
-CREATE FUNCTION tuner._is_disturbed(context jsonb, study_id bigint)
+CREATE OR REPLACE FUNCTION tuner._is_disturbed(context jsonb, study_id bigint)
 RETURNS bool
 LANGUAGE sql STABLE
 AS $$
@@ -83,7 +70,7 @@ $$;
 -- tuner-agent do right after its outcome): into its details, its
 -- disturbed flag, and a retry when the study asks for one.  Returns
 -- whether the trial was disturbed (NULL: other processes' CPU unknown).
-CREATE FUNCTION tuner._record_context(trial bigint, context jsonb)
+CREATE OR REPLACE FUNCTION tuner._record_context(trial bigint, context jsonb)
 RETURNS bool
 LANGUAGE plpgsql
 AS $$
@@ -115,62 +102,3 @@ BEGIN
 	RETURN v_disturbed;
 END;
 $$;
-
--- tuner-agent's outcome with the context it measured (the 9-argument
--- form stays for agents that measure none).
-CREATE FUNCTION tuner.agent_finish(trial bigint, worker text, exit_code int,
-								   exit_text text, stdout text,
-								   stderr_tail text, elapsed_s float8,
-								   forced_state text, forced_reason text,
-								   context jsonb)
-RETURNS jsonb
-LANGUAGE plpgsql
-AS $$
-DECLARE
-	v_result jsonb;
-BEGIN
-	-- (a context _record_context refuses undoes the outcome too: one call)
-	v_result := tuner.agent_finish($1, $2, $3, $4, $5, $6, $7, $8, $9);
-	IF context IS NOT NULL AND (v_result ->> 'recorded')::bool THEN
-		PERFORM tuner._record_context($1, context);
-	END IF;
-	RETURN v_result;
-END;
-$$;
-
--- The trials view with the confirmation and context columns.
-CREATE OR REPLACE VIEW tuner.trials WITH (security_invoker = true) AS
-SELECT s.name AS study,
-	   t.id AS trial,
-	   t.number,
-	   t.state,
-	   t.config AS params,
-	   o.value,
-	   COALESCE(o.metrics, '{}'::jsonb) AS metrics,
-	   t.source,
-	   t.predicted_mean,
-	   t.predicted_sd,
-	   t.acquisition,
-	   t.seed,
-	   t.worker,
-	   t.error,
-	   t.created_at,
-	   t.started_at,
-	   t.finished_at,
-	   t.details,
-	   tuner._trial_meets_constraints(t.id) AS constraints_met,
-	   t.retry_of,
-	   t.heartbeat_at,
-	   t.lease_expires_at,
-	   t.confirms,
-	   t.confirm_pair,
-	   t.disturbed
-  FROM tuner.trial t
-  JOIN tuner.study s ON s.id = t.study_id
-  LEFT JOIN LATERAL (
-	SELECT pg_catalog.jsonb_object_agg(m.name, ob.value) AS metrics,
-		   pg_catalog.max(ob.value) FILTER (WHERE m.name = s.objective) AS value
-	  FROM tuner.observation ob
-	  JOIN tuner.metric m ON m.id = ob.metric_id
-	 WHERE ob.trial_id = t.id
-  ) o ON true;

@@ -1,40 +1,14 @@
--------------------------------------------------------------------------------
--- Plots show tuner.best's trials and hide no data (issue 26, items 3-5).
---
--- The convergence plot drew its best-so-far line through every complete
--- trial and the slice plot highlighted the best value of them all, a
--- trial that broke an outcome constraint too; the pareto plot put such a
--- trial on the front.  They now take tuner._trial_outcomes's feasible
--- flags and best so far (src/sql/best.sql): a trial that broke a
--- constraint is a ring and never the best, the slice plot's best trial is
--- tuner.best's, and the front is that of the feasible trials, as
--- tuner.pareto_front's is.  The C entry points of the old signatures stay
--- for an older extension script (src/pg/plot_glue.c); these are new.
---
--- The importance plot failed on a study with a disabled parameter (after
--- select_top or enable_parameters): the model has no length-scale for
--- it, the plot passed Infinity, and the array check refused it.  It now
--- passes NULL, and the plot writes "not in the model" on that row.
---
--- The legend no longer covers data: the drawing (src/core/plot_frame.c)
--- puts it in a corner of the plot area no data falls into, else in a
--- strip above it; a categorical slice spreads the trials of a label
--- across its column (tests/plots/test_render.sh checks both on the
--- rendered SVG of every kind).
--------------------------------------------------------------------------------
-
-DROP FUNCTION tuner._plot_convergence(text, text, float8[], float8[], float8[],
-									  float8, bool, bool, int, int);
-DROP FUNCTION tuner._plot_slice(text, text, text, float8[], float8[], float8[],
-								text[], bool, bool, bool, int, int);
-DROP FUNCTION tuner._plot_pareto(text, text, text, float8[], float8[], float8[],
-								 bool, bool, int, int);
+/*
+ * plots.sql
+ *	  Plots of a study as SVG: convergence, slices, Pareto fronts, parameter
+ *	  importance and task correlations.
+ */
 
 -- Not STRICT: NULL marks an absent optional part (the default line, the
 -- categories, no best trial yet); the C side rejects NULL where it is
 -- required.  feasible: the trials tuner.best may choose; best: the best so
 -- far at each trial (NULL before the first feasible one).
-CREATE FUNCTION tuner._plot_convergence(title text, y_label text,
+CREATE OR REPLACE FUNCTION tuner._plot_convergence(title text, y_label text,
 										numbers float8[], "values" float8[],
 										feasible bool[], best float8[],
 										failed float8[], default_value float8,
@@ -45,7 +19,7 @@ AS 'MODULE_PATHNAME', 'tuner_plot_convergence_0_3'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- best_number: the number of tuner.best's trial (NULL: none).
-CREATE FUNCTION tuner._plot_slice(title text, x_label text, y_label text,
+CREATE OR REPLACE FUNCTION tuner._plot_slice(title text, x_label text, y_label text,
 								  x float8[], y float8[], numbers float8[],
 								  feasible bool[], best_number float8,
 								  categories text[], x_log bool, log_y bool,
@@ -54,13 +28,131 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'tuner_plot_slice_0_3'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION tuner._plot_pareto(title text, x_label text, y_label text,
+CREATE OR REPLACE FUNCTION tuner._plot_pareto(title text, x_label text, y_label text,
 								   x float8[], y float8[], numbers float8[],
 								   feasible bool[], x_minimize bool,
 								   y_minimize bool, width int, height int)
 RETURNS text
 AS 'MODULE_PATHNAME', 'tuner_plot_pareto_0_3'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION tuner._plot_importance(title text, names text[],
+									   lasso float8[], lengthscales float8[],
+									   width int, height int)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tuner_plot_importance'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION tuner._plot_heatmap(title text, names text[], matrix float8[],
+									width int, height int)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tuner_plot_heatmap'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- A string option of a plot, or NULL when absent; required raises the
+-- error for an absent one.
+CREATE OR REPLACE FUNCTION tuner._plot_string(options jsonb, key text, kind text,
+								   required bool)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+BEGIN
+	IF NOT options ? key THEN
+		IF required THEN
+			RAISE EXCEPTION 'plot kind % needs the option "%"', kind, key
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = CASE kind
+						  WHEN 'slice' THEN 'For example {"parameter": "x1"}.'
+						  ELSE 'For example {"x": "throughput", "y": "p99_latency"}.' END;
+		END IF;
+		RETURN NULL;
+	END IF;
+	IF pg_catalog.jsonb_typeof(options -> key) IS DISTINCT FROM 'string' THEN
+		RAISE EXCEPTION 'plot option "%" must be a string', key
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', options -> key);
+	END IF;
+	RETURN options ->> key;
+END;
+$$;
+
+-- The options every plot takes (width, height, title, log_y) checked
+-- against the keys its kind allows.
+CREATE OR REPLACE FUNCTION tuner._plot_options(options jsonb, kind text, allowed text[],
+									OUT width int, OUT height int,
+									OUT title text, OUT log_y bool)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	v_key text;
+BEGIN
+	PERFORM tuner._not_null(options, 'options');
+	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION 'plot options must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', options),
+				  HINT = 'For example {"width": 800, "height": 500}.';
+	END IF;
+	allowed := allowed || ARRAY['width', 'height', 'title'];
+	FOR v_key IN SELECT pg_catalog.jsonb_object_keys(options)
+	LOOP
+		IF NOT v_key = ANY (allowed) THEN
+			RAISE EXCEPTION 'unknown option "%" for plot kind %', v_key, kind
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = pg_catalog.format('The options of plot kind %s are %s.', kind,
+											   pg_catalog.array_to_string(allowed, ', '));
+		END IF;
+	END LOOP;
+	width := 720;
+	IF options ? 'width' THEN
+		width := tuner._json_int(options -> 'width', 'plot option width', 200, 4000);
+	END IF;
+	height := 480;
+	IF options ? 'height' THEN
+		height := tuner._json_int(options -> 'height', 'plot option height', 200, 4000);
+	END IF;
+	title := tuner._plot_string(options, 'title', kind, false);
+	log_y := false;
+	IF options ? 'log_y' THEN
+		IF pg_catalog.jsonb_typeof(options -> 'log_y') IS DISTINCT FROM 'boolean' THEN
+			RAISE EXCEPTION 'plot option "log_y" must be true or false'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', options -> 'log_y');
+		END IF;
+		log_y := (options ->> 'log_y')::bool;
+	END IF;
+END;
+$$;
+
+-- "name (unit)" of a metric of the study, or just its name.
+CREATE OR REPLACE FUNCTION tuner._plot_metric_label(study_id bigint, metric text)
+RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+	SELECT CASE WHEN m.unit IS NULL OR m.unit = '' THEN $2
+				ELSE pg_catalog.format('%s (%s)', $2, m.unit) END
+	  FROM (SELECT NULL) AS one
+	  LEFT JOIN tuner.metric m ON m.study_id = $1 AND m.name = $2
+$$;
+
+-- The study's complete trials that reported the objective, or the error
+-- when there are none.
+CREATE OR REPLACE FUNCTION tuner._plot_require_trials(s tuner.study)
+RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+	IF NOT EXISTS (SELECT 1
+					 FROM tuner.trial t
+					 JOIN tuner.observation ob ON ob.trial_id = t.id
+					 JOIN tuner.metric m ON m.id = ob.metric_id AND m.name = s.objective
+					WHERE t.study_id = s.id AND t.state = 'complete') THEN
+		RAISE EXCEPTION 'study "%" has no complete trials to plot', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Report trials with tuner.report() (or run them with tuner.run()) first.';
+	END IF;
+END;
+$$;
 
 -- Convergence: each complete trial's objective, whether tuner.best may
 -- choose it, and the best so far by trial number (tuner._trial_outcomes),
@@ -157,6 +249,32 @@ BEGIN
 		(SELECT b.number::float8 FROM tuner._best_trial(s.id) b),
 		v_categories, p.log_scale, o.log_y,
 		s.direction = 'minimize', o.width, o.height);
+END;
+$$;
+
+-- A metric of the study with its direction, or the error.
+CREATE OR REPLACE FUNCTION tuner._plot_metric(s tuner.study, p_name text)
+RETURNS tuner.metric
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	m tuner.metric;
+BEGIN
+	SELECT * INTO m FROM tuner.metric WHERE study_id = s.id AND name = p_name;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'study "%" has no metric "%"', s.name, p_name
+			USING ERRCODE = 'undefined_object',
+				  HINT = pg_catalog.format('Its metrics are: %s.',
+						   (SELECT pg_catalog.string_agg(pg_catalog.quote_ident(q.name), ', ' ORDER BY q.id)
+							  FROM tuner.metric q WHERE q.study_id = s.id));
+	END IF;
+	m.direction := COALESCE(m.direction, CASE WHEN m.name = s.objective THEN s.direction END);
+	IF m.direction IS NULL THEN
+		RAISE EXCEPTION 'metric "%" of study "%" has no direction, so its better end is unknown', p_name, s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = pg_catalog.format('Give it one: tuner.add_metric(%L, %L, direction => ''minimize'').', s.name, p_name);
+	END IF;
+	RETURN m;
 END;
 $$;
 
@@ -289,3 +407,112 @@ BEGIN
 		v_names, v_lasso, v_ls, o.width, o.height);
 END;
 $$;
+
+-- Task correlations: a heat map of the latest multi-task model's learned
+-- correlations (tuner.task_correlation, which raises the error when the
+-- study has none).
+CREATE OR REPLACE FUNCTION tuner._plot_task_correlation_of(s tuner.study, o record)
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	v_a text[];
+	v_b text[];
+	v_corr float8[];
+	v_names text[] := '{}';
+	v_matrix float8[];
+	v_row float8[];
+	v_model bigint;
+	v_n int;
+	v_found bool;
+BEGIN
+	SELECT pg_catalog.array_agg(c.metric ORDER BY c.ord), pg_catalog.array_agg(c.other_metric ORDER BY c.ord),
+		   pg_catalog.array_agg(c.correlation ORDER BY c.ord), pg_catalog.max(c.model), pg_catalog.max(c.n)
+	  INTO v_a, v_b, v_corr, v_model, v_n
+	  FROM tuner.task_correlation(s.name)
+		   WITH ORDINALITY AS c(metric, other_metric, correlation, covariance, model, n, ord);
+	-- the metrics in the order tuner.task_correlation lists them
+	FOR i IN 1 .. pg_catalog.cardinality(v_a)
+	LOOP
+		IF NOT v_a[i] = ANY (v_names) THEN
+			v_names := v_names || v_a[i];
+		END IF;
+	END LOOP;
+	FOR i IN 1 .. pg_catalog.cardinality(v_names)
+	LOOP
+		v_row := '{}';
+		FOR j IN 1 .. pg_catalog.cardinality(v_names)
+		LOOP
+			v_found := false;
+			FOR k IN 1 .. pg_catalog.cardinality(v_a)
+			LOOP
+				IF v_a[k] = v_names[i] AND v_b[k] = v_names[j] THEN
+					v_row := v_row || v_corr[k];
+					v_found := true;
+					EXIT;
+				END IF;
+			END LOOP;
+			IF NOT v_found THEN
+				v_row := v_row || NULL::float8;	-- a pair the model did not learn
+			END IF;
+		END LOOP;
+		v_matrix := v_matrix || ARRAY[v_row];
+	END LOOP;
+	RETURN tuner._plot_heatmap(
+		COALESCE(o.title, pg_catalog.format('%s: task correlations (model of trial %s, n = %s)', s.name,
+											(SELECT t.number FROM tuner.model mm JOIN tuner.trial t ON t.id = mm.trial_id
+											  WHERE mm.id = v_model), v_n)),
+		v_names, v_matrix, o.width, o.height);
+END;
+$$;
+
+-- Draw a study as standalone SVG text.  kind: 'convergence', 'importance',
+-- 'slice' (options {"parameter": name}), 'pareto' (options {"x": metric,
+-- "y": metric}) or 'task_correlation'.  Every kind takes {"width": px,
+-- "height": px, "title": text}; convergence and slice take {"log_y":
+-- true}; importance takes {"method": "auto" | "lasso" | "lengthscale" |
+-- "both"}.
+CREATE OR REPLACE FUNCTION tuner.plot(study text, kind text, options jsonb DEFAULT '{}')
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	s tuner.study;
+	p_kind text := $2;
+	p_options jsonb := $3;
+	o record;
+	v_objectives text[];
+BEGIN
+	s := tuner._find_study($1);
+	PERFORM tuner._not_null(p_kind, 'kind');
+	PERFORM tuner._not_null(p_options, 'options');
+	CASE p_kind
+		WHEN 'convergence' THEN
+			o := tuner._plot_options(p_options, p_kind, ARRAY['log_y']);
+			RETURN tuner._plot_convergence_of(s, o);
+		WHEN 'slice' THEN
+			o := tuner._plot_options(p_options, p_kind, ARRAY['log_y', 'parameter']);
+			RETURN tuner._plot_slice_of(s, o, tuner._plot_string(p_options, 'parameter', p_kind, true));
+		WHEN 'pareto' THEN
+			o := tuner._plot_options(p_options, p_kind, ARRAY['x', 'y']);
+			-- a multi-objective study: its first two objectives by default
+			v_objectives := ARRAY(SELECT q.name FROM tuner._objectives(s.id) q ORDER BY q.ordinal);
+			RETURN tuner._plot_pareto_of(s, o,
+				COALESCE(tuner._plot_string(p_options, 'x', p_kind, pg_catalog.cardinality(v_objectives) < 2), v_objectives[1]),
+				COALESCE(tuner._plot_string(p_options, 'y', p_kind, pg_catalog.cardinality(v_objectives) < 2), v_objectives[2]));
+		WHEN 'importance' THEN
+			o := tuner._plot_options(p_options, p_kind, ARRAY['method']);
+			RETURN tuner._plot_importance_of(s, o, tuner._plot_string(p_options, 'method', p_kind, false));
+		WHEN 'task_correlation' THEN
+			o := tuner._plot_options(p_options, p_kind, '{}');
+			RETURN tuner._plot_task_correlation_of(s, o);
+		ELSE
+			RAISE EXCEPTION 'unknown plot kind "%"', p_kind
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'The kinds are convergence, importance, slice, pareto and task_correlation.';
+	END CASE;
+END;
+$$;
+
+COMMENT ON FUNCTION tuner.plot(text, text, jsonb) IS
+	'A study drawn as standalone SVG: convergence, importance, slice, pareto or task_correlation';

@@ -1,98 +1,12 @@
--------------------------------------------------------------------------------
--- Presets are data (issue 27, item 3).
---
--- 0.1.0 held the rocksdb, ceph and fastquery presets as functions of the
--- extension (their settings, runner-settings checks, parameters, metrics
--- and catalog import), and create_study named the three: adding a preset
--- or changing one (0.2.0 changed fastquery's MPI ranks) took a new
--- extension version.  A preset is now a row of tuner.preset: a JSON
--- definition read by one generic path, tuner._preset_prepare (the study's
--- objective, direction, settings and runner, before the study exists) and
--- tuner._preset_apply (its space, metrics, catalog and algorithm, through
--- add_parameter, add_constraint, add_metric, import_catalog and
--- set_algorithm).  The built-in presets are rows with no owner, inserted
--- by presets_data.sql; a change to one is an UPDATE in an update script.
--- A role's own presets are made with tuner.create_preset and dropped with
--- tuner.drop_preset; the definition format is docs/presets.md's.
---
--- Trust: tuner's functions run as their caller, so tuner_user holds
--- INSERT and DELETE on tuner.preset as it does on tuner.study; row-level
--- security keeps a role to the built-ins and its own presets, and the
--- trigger preset_guard runs create_preset's checks (the whole definition,
--- by a dry run through the API on a scratch study that is rolled back) on
--- every row a role other than a superuser inserts, by whatever route.  A preset that names a
--- runner or runner settings decides what the server runs: making one and
--- using one both need pg_execute_server_program, and create_study's
--- runner checks (and the trigger study_runner_guard) apply to the study a
--- preset makes.  create_study finds only the caller's own presets and the
--- built-ins, never another role's (even one a superuser can see).
--------------------------------------------------------------------------------
-
--- The old presets' functions: their content is presets_data.sql's rows.
-DROP FUNCTION tuner._apply_rocksdb_preset(bigint, text);
-DROP FUNCTION tuner._rocksdb_preset_settings();
-DROP FUNCTION tuner._check_rocksdb_runner_settings(jsonb);
-DROP FUNCTION tuner._apply_ceph_preset(text, jsonb);
-DROP FUNCTION tuner._ceph_preset_prepare(text, jsonb);
-DROP FUNCTION tuner._ceph_preset_settings();
-DROP FUNCTION tuner._ceph_preset_objectives();
-DROP FUNCTION tuner._ceph_preset_import_options();
-DROP FUNCTION tuner._ceph_preset_include();
-DROP FUNCTION tuner._check_ceph_runner_settings(jsonb);
-DROP FUNCTION tuner._ceph_read_catalog(text);
-DROP FUNCTION tuner._ceph_cluster_dir(jsonb);
-DROP FUNCTION tuner._apply_fastquery_preset(bigint, text);
-DROP FUNCTION tuner._fastquery_preset_settings(jsonb, text);
-DROP FUNCTION tuner._check_fastquery_runner_settings(jsonb);
-
--- A preset: name, owner (NULL for a built-in) and its definition.  Names
--- are unique per owner, so that a role's private names neither collide
--- with nor reveal another's; a role's own preset may not take a
--- built-in's name (tuner.create_preset).
-CREATE TABLE tuner.preset (
-	name		text NOT NULL CHECK (pg_catalog.btrim(name) <> ''),
-	owner		name DEFAULT current_user,
-	definition	jsonb NOT NULL CHECK (pg_catalog.jsonb_typeof(definition) = 'object'),
-	created_at	timestamptz NOT NULL DEFAULT pg_catalog.now(),
-	CONSTRAINT preset_name_owner UNIQUE NULLS NOT DISTINCT (name, owner)
-);
-COMMENT ON TABLE tuner.preset IS
-	'Study presets: built-in (owner NULL) and roles'' own; made with tuner.create_preset, used by tuner.create_study(preset => ...)';
-COMMENT ON COLUMN tuner.preset.definition IS
-	'The preset as JSON (docs/presets.md, "Defining a preset")';
--- pg_dump keeps the roles' presets; the built-ins come with the extension.
-SELECT pg_catalog.pg_extension_config_dump('tuner.preset', 'WHERE owner IS NOT NULL');
-
-ALTER TABLE tuner.preset ENABLE ROW LEVEL SECURITY;
-GRANT SELECT ON tuner.preset TO tuner_user, tuner_reader;
--- (written by create_preset and drop_preset, which run as their caller;
--- never changed in place)
-GRANT INSERT (name, owner, definition), DELETE ON tuner.preset TO tuner_user;
-CREATE POLICY preset_read ON tuner.preset FOR SELECT
-	USING (owner IS NULL OR tuner._has_role(owner));
-CREATE POLICY preset_insert ON tuner.preset FOR INSERT
-	WITH CHECK (owner IS NOT NULL AND tuner._has_role(owner));
-CREATE POLICY preset_delete ON tuner.preset FOR DELETE
-	USING (owner IS NOT NULL AND tuner._has_role(owner));
-
--- The presets a role may use, one row each.
-CREATE VIEW tuner.presets WITH (security_invoker = true) AS
-SELECT p.name,
-	   p.owner IS NULL AS built_in,
-	   p.owner,
-	   p.definition ->> 'description' AS description,
-	   p.definition ->> 'objective' AS objective,
-	   p.definition -> 'runner' ->> 'name' AS runner,
-	   pg_catalog.jsonb_array_length(COALESCE(p.definition -> 'parameters', '[]')) AS parameters,
-	   p.definition ? 'catalog' AS from_catalog,
-	   p.created_at
-  FROM tuner.preset p
- WHERE p.owner IS NULL OR p.owner = current_user;
-GRANT SELECT ON tuner.presets TO tuner_user, tuner_reader;
+/*
+ * presets.sql
+ *	  Presets are data: one generic path reads a tuner.preset row, checks it
+ *	  and applies it to a new study.
+ */
 
 -- Raise an error whose detail and hint may be absent (NULL): a preset's
 -- texts for its own errors are optional.
-CREATE FUNCTION tuner._preset_raise(sqlstate text, message text, detail text, hint text)
+CREATE OR REPLACE FUNCTION tuner._preset_raise(sqlstate text, message text, detail text, hint text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
@@ -110,7 +24,7 @@ $$;
 
 -- The preset create_study(preset => name) uses: the caller's own, else
 -- the built-in.
-CREATE FUNCTION tuner._find_preset(preset text)
+CREATE OR REPLACE FUNCTION tuner._find_preset(preset text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
 AS $$
@@ -139,7 +53,7 @@ $$;
 -- Check runner settings against a preset's list of them (definition's
 -- runner.settings: name, type, and for numbers min, max or above), so
 -- that a typo fails when the study is created and not in every trial.
-CREATE FUNCTION tuner._preset_check_runner_settings(preset text, known jsonb, runner jsonb)
+CREATE OR REPLACE FUNCTION tuner._preset_check_runner_settings(preset text, known jsonb, runner jsonb)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
@@ -218,7 +132,7 @@ $$;
 -- in the directory the runner setting catalog.dir_setting names, by
 -- default catalog.default_dir ("{uid}" in it is the server process's user
 -- id, from /proc).  Read with the caller's privileges.
-CREATE FUNCTION tuner._preset_read_catalog(spec jsonb, runner jsonb)
+CREATE OR REPLACE FUNCTION tuner._preset_read_catalog(spec jsonb, runner jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
 AS $$
@@ -272,7 +186,7 @@ $$;
 
 -- Does a preset decide what the server runs: a runner, or runner
 -- settings in its settings or an objective's?
-CREATE FUNCTION tuner._preset_runs_programs(def jsonb)
+CREATE OR REPLACE FUNCTION tuner._preset_runs_programs(def jsonb)
 RETURNS bool
 LANGUAGE sql IMMUTABLE
 AS $$
@@ -290,7 +204,7 @@ $$;
 -- preset's, registered if missing), and the catalog it imports.  Checks
 -- the caller's privileges first.  check_only (create_preset's dry run):
 -- no privilege checks, no runner registered, no catalog read.
-CREATE FUNCTION tuner._preset_prepare(preset text, def jsonb, objective text, direction text,
+CREATE OR REPLACE FUNCTION tuner._preset_prepare(preset text, def jsonb, objective text, direction text,
 									  settings jsonb, runner text, check_only bool DEFAULT false,
 									  OUT objective_out text, OUT direction_out text,
 									  OUT settings_out jsonb, OUT runner_out text, OUT catalog jsonb)
@@ -385,7 +299,7 @@ $$;
 
 -- A number of a preset's parameter: a JSON number, or "$runner.<setting>"
 -- (the study's runner setting).
-CREATE FUNCTION tuner._preset_number(value jsonb, runner jsonb, what text)
+CREATE OR REPLACE FUNCTION tuner._preset_number(value jsonb, runner jsonb, what text)
 RETURNS float8
 LANGUAGE plpgsql IMMUTABLE
 AS $$
@@ -407,7 +321,7 @@ $$;
 
 -- A metric's cluster from a preset: names of the preset's parameters,
 -- those left out of this study dropped.
-CREATE FUNCTION tuner._preset_cluster(study_id bigint, metric text, cluster jsonb, left_out text[])
+CREATE OR REPLACE FUNCTION tuner._preset_cluster(study_id bigint, metric text, cluster jsonb, left_out text[])
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -447,7 +361,7 @@ $$;
 -- catalog import, metrics with their clusters, and algorithm.  Every part
 -- goes through the function a user would call.  check_only: no catalog
 -- (create_preset's dry run has none to read) and so no algorithm.
-CREATE FUNCTION tuner._preset_apply(preset text, def jsonb, study_id bigint, study text,
+CREATE OR REPLACE FUNCTION tuner._preset_apply(preset text, def jsonb, study_id bigint, study text,
 									catalog jsonb, check_only bool DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql
@@ -545,7 +459,7 @@ $$;
 
 -- The keys a definition, or a part of it, may have (else an error naming
 -- the unknown key).
-CREATE FUNCTION tuner._preset_keys(value jsonb, what text, known text[])
+CREATE OR REPLACE FUNCTION tuner._preset_keys(value jsonb, what text, known text[])
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
@@ -568,7 +482,7 @@ $$;
 
 -- Check that value (a part of a definition) is of JSON type type
 -- ('string' is a non-empty one); NULL (absent) passes unless required.
-CREATE FUNCTION tuner._preset_type(value jsonb, what text, type text, required bool DEFAULT false)
+CREATE OR REPLACE FUNCTION tuner._preset_type(value jsonb, what text, type text, required bool DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
@@ -594,7 +508,7 @@ $$;
 -- (parameters' kinds, bounds and defaults, settings, constraints,
 -- metrics, the algorithm) is checked by the dry run of
 -- tuner._preset_guard, with the API's own checks.
-CREATE FUNCTION tuner._preset_check_definition(def jsonb)
+CREATE OR REPLACE FUNCTION tuner._preset_check_definition(def jsonb)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
@@ -790,7 +704,7 @@ $$;
 -- checked) and the preset applied to it through the API, in a
 -- subtransaction rolled back.  A preset naming a runner or runner
 -- settings needs the privilege to run programs.
-CREATE FUNCTION tuner._preset_check(name text, def jsonb)
+CREATE OR REPLACE FUNCTION tuner._preset_check(name text, def jsonb)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -850,7 +764,7 @@ $$;
 -- in every table (the extension's built-ins, pg_restore: there a dry run
 -- would take ids the restore has not yet moved its sequences past);
 -- create_preset checks a superuser's itself.
-CREATE FUNCTION tuner._preset_guard()
+CREATE OR REPLACE FUNCTION tuner._preset_guard()
 RETURNS trigger
 LANGUAGE plpgsql
 AS $$
@@ -868,7 +782,7 @@ CREATE TRIGGER preset_guard BEFORE INSERT ON tuner.preset
 -- Make a preset of one's own (definition: docs/presets.md, "Defining a
 -- preset"), checked whole (tuner._preset_check).  Use it with
 -- tuner.create_study(name, preset => ...).
-CREATE FUNCTION tuner.create_preset(name text, definition jsonb)
+CREATE OR REPLACE FUNCTION tuner.create_preset(name text, definition jsonb)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -899,7 +813,7 @@ $$;
 
 -- Drop one of one's own presets (owner: whose; a superuser or a member
 -- of the owner role may drop another's).  Studies made with it stay.
-CREATE FUNCTION tuner.drop_preset(name text, owner name DEFAULT current_user)
+CREATE OR REPLACE FUNCTION tuner.drop_preset(name text, owner name DEFAULT current_user)
 RETURNS void
 LANGUAGE plpgsql
 AS $$

@@ -1,3 +1,8 @@
+/*
+ * presets_data.sql
+ *	  The built-in presets (owner NULL): RocksDB, Ceph and FastQuery.
+ */
+
 -------------------------------------------------------------------------------
 -- The built-in presets, as rows of tuner.preset (presets.sql; the format
 -- is docs/presets.md's "Defining a preset").  Their content is exactly

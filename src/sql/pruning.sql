@@ -1,65 +1,17 @@
--------------------------------------------------------------------------------
--- Intermediate results and early stopping (issue 30, the ask/tell part).
---
--- A long trial that is clearly worse than the others early on need not
--- run to its end.  A client reports intermediate results of a running
--- trial (tuner.report_progress: a monotone step and metrics), asks
--- tuner.should_stop whether the study's pruning rule would stop it, and
--- stops it with tuner.prune, as Optuna's report / should_prune /
--- TrialPruned.  The rules (study setting "pruning", off by default) are
--- src/core/pruning.c:
---   {"rule": "median", "warmup_steps": w, "min_trials": k}
---     stop a trial whose best value so far, at its latest step past w, is
---     worse than the median of the complete trials' values at that step
---     (each one's last value at or before it), once k of them have one;
---   {"rule": "halving", "min_step": r, "reduction": eta, "min_trials": k}
---     successive halving as ASHA does it: at each rung r * eta^i a trial
---     continues only among the best 1/eta of the trials that reached the
---     rung (each one's first value at or past it), once k trials have.
--- A pruned trial (state 'pruned') keeps its intermediate results; its
--- last value of the objective becomes its observation, so the model
--- learns from it (for a value that only improves with more steps, a
--- pessimistic one) and does not propose it again, but no "best" counts
--- it: tuner.best and tuner.recommend read complete trials only.
--------------------------------------------------------------------------------
-
-ALTER TABLE tuner.trial DROP CONSTRAINT trial_state_check;
-ALTER TABLE tuner.trial ADD CONSTRAINT trial_state_check
-	CHECK (state IN ('queued', 'running', 'complete', 'failed', 'interrupted', 'pruned'));
-
-CREATE TABLE tuner.trial_progress (
-	trial_id	bigint NOT NULL REFERENCES tuner.trial (id) ON DELETE CASCADE,
-	step		float8 NOT NULL CHECK (step >= 0 AND step < 'Infinity'),
-	at			timestamptz NOT NULL DEFAULT now(),
-	metrics		jsonb NOT NULL CHECK (jsonb_typeof(metrics) = 'object'),
-	PRIMARY KEY (trial_id, step)
-);
-COMMENT ON TABLE tuner.trial_progress IS
-	'Intermediate results of a trial while it ran: a monotone step (seconds, operations, a phase) and its metrics';
-SELECT pg_catalog.pg_extension_config_dump('tuner.trial_progress', '');
-
--- Read with the trial's study, written (through report_progress only,
--- bookkeeping_writes.sql) by its writers.
-ALTER TABLE tuner.trial_progress ENABLE ROW LEVEL SECURITY;
-GRANT SELECT ON tuner.trial_progress TO tuner_user, tuner_reader;
-GRANT INSERT ON tuner.trial_progress TO tuner_user;
-CREATE POLICY trial_progress_read ON tuner.trial_progress FOR SELECT
-	USING (trial_id IN (SELECT x.id FROM tuner.trial x));
-CREATE POLICY trial_progress_insert ON tuner.trial_progress FOR INSERT
-	WITH CHECK (trial_id IN (SELECT x.id FROM tuner.trial x WHERE x.study_id IN (
-		SELECT s.id FROM tuner.study s
-		 WHERE tuner._has_role(s.owner)
-			OR EXISTS (SELECT 1 FROM tuner.study_grant g WHERE g.study_id = s.id
-						  AND g.privilege = 'write' AND tuner._has_role(g.grantee)))));
+/*
+ * pruning.sql
+ *	  Intermediate results and early stopping: report_progress, should_stop
+ *	  and prune, with the rules of src/core/pruning.c.
+ */
 
 -- The most steps one trial may report (a flood fails nothing else).
-CREATE FUNCTION tuner._max_progress_steps()
+CREATE OR REPLACE FUNCTION tuner._max_progress_steps()
 RETURNS int
 LANGUAGE sql IMMUTABLE
 AS 'SELECT 10000';
 
 -- Check a study's "pruning" setting; NULL passes.
-CREATE FUNCTION tuner._check_pruning(pruning jsonb)
+CREATE OR REPLACE FUNCTION tuner._check_pruning(pruning jsonb)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
@@ -119,7 +71,7 @@ END;
 $$;
 
 -- The pruning rules (src/core/pruning.c).
-CREATE FUNCTION tuner._prune_decision(rule text, others float8[], value float8,
+CREATE OR REPLACE FUNCTION tuner._prune_decision(rule text, others float8[], value float8,
 									  maximize bool, min_trials int,
 									  reduction float8)
 RETURNS bool
@@ -131,7 +83,7 @@ LANGUAGE C IMMUTABLE;
 -- object of finite numbers; null for a metric without a value this
 -- time).  Readers of the study see it in tuner.trial_progress, and
 -- listeners on tuner_trials get {"trial", "step"}.
-CREATE FUNCTION tuner.report_progress(trial bigint, step float8, metrics jsonb)
+CREATE OR REPLACE FUNCTION tuner.report_progress(trial bigint, step float8, metrics jsonb)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -186,7 +138,7 @@ $$;
 -- Would the study's pruning rule stop this running trial now?  false
 -- without a rule, before its warm-up, or without enough finished trials
 -- to compare with; see the header for the rules.
-CREATE FUNCTION tuner.should_stop(trial bigint)
+CREATE OR REPLACE FUNCTION tuner.should_stop(trial bigint)
 RETURNS bool
 LANGUAGE plpgsql
 AS $$
@@ -273,7 +225,7 @@ END;
 $$;
 
 -- The rung of a step (src/core/pruning.c), -1 below the first.
-CREATE FUNCTION tuner._prune_rung(step float8, min_step float8, reduction float8)
+CREATE OR REPLACE FUNCTION tuner._prune_rung(step float8, min_step float8, reduction float8)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'tuner_prune_rung_sql'
 LANGUAGE C IMMUTABLE STRICT;
@@ -281,7 +233,7 @@ LANGUAGE C IMMUTABLE STRICT;
 -- Stop a running trial early: state 'pruned', the reason as its error,
 -- and its last reported value of the objective as its observation (so the
 -- model learns from it); without one, nothing is observed.
-CREATE FUNCTION tuner.prune(trial bigint, reason text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION tuner.prune(trial bigint, reason text DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -308,79 +260,5 @@ BEGIN
 	   SET state = 'pruned', finished_at = pg_catalog.now(),
 		   error = COALESCE(reason, 'pruned'), lease_expires_at = NULL
 	 WHERE x.id = t.id;
-END;
-$$;
-
--- Trigger: a trial keeps its identity and its confirmation; its context
--- and disturbed flag agree; a finished one (complete, failed, interrupted,
--- pruned) never changes; a running one keeps its configuration and never
--- goes back to queued.
-CREATE OR REPLACE FUNCTION tuner._trial_guard()
-RETURNS trigger
-LANGUAGE plpgsql
-AS $$
-BEGIN
-	IF NEW.id <> OLD.id OR NEW.study_id <> OLD.study_id OR NEW.number <> OLD.number THEN
-		RAISE EXCEPTION 'the identity of trial % cannot change', OLD.id
-			USING ERRCODE = 'integrity_constraint_violation',
-				  HINT = 'A trial keeps its id, study and number.';
-	END IF;
-	-- What tuner records about a run (confirm.sql, measurement_context.sql)
-	-- is set as tuner sets it, by any route (a superuser repairs rows).
-	IF NOT tuner._is_superuser() THEN
-		IF (NEW.confirms, NEW.confirm_pair) IS DISTINCT FROM (OLD.confirms, OLD.confirm_pair) THEN
-			RAISE EXCEPTION 'the confirmation of trial % cannot change', OLD.id
-				USING ERRCODE = 'insufficient_privilege',
-					  HINT = 'tuner.confirm() sets which trial and pair a confirmation run belongs to when it queues it.';
-		END IF;
-		IF (NEW.details -> 'context') IS DISTINCT FROM (OLD.details -> 'context')
-		   OR NEW.disturbed IS DISTINCT FROM OLD.disturbed THEN
-			IF NEW.details -> 'context' IS NOT NULL THEN
-				PERFORM tuner._check_context(NEW.details -> 'context');
-			END IF;
-			IF NEW.disturbed IS DISTINCT FROM tuner._is_disturbed(NEW.details -> 'context', NEW.study_id) THEN
-				RAISE EXCEPTION 'trial % is disturbed only as its context and the study''s max_disturbance say', OLD.id
-					USING ERRCODE = 'check_violation',
-						  HINT = 'The worker, tuner.step and tuner-agent record a trial''s context.';
-			END IF;
-		END IF;
-	END IF;
-	IF OLD.state IN ('complete', 'failed', 'interrupted', 'pruned') THEN
-		IF NEW.state IS DISTINCT FROM OLD.state
-		   OR NEW.config IS DISTINCT FROM OLD.config
-		   OR NEW.source IS DISTINCT FROM OLD.source
-		   OR NEW.error IS DISTINCT FROM OLD.error
-		   OR NEW.seed IS DISTINCT FROM OLD.seed
-		   OR NEW.created_at IS DISTINCT FROM OLD.created_at
-		   OR NEW.started_at IS DISTINCT FROM OLD.started_at
-		   OR NEW.finished_at IS DISTINCT FROM OLD.finished_at THEN
-			RAISE EXCEPTION 'trial % is % and cannot change', OLD.id, OLD.state
-				USING ERRCODE = 'object_not_in_prerequisite_state',
-					  DETAIL = pg_catalog.format('It is trial number %s of study "%s".', OLD.number,
-												 (SELECT s.name FROM tuner.study s WHERE s.id = OLD.study_id)),
-					  HINT = 'A finished trial is immutable; ask tuner.suggest_next() for a new one.';
-		END IF;
-		RETURN NEW;
-	END IF;
-	IF NEW.config IS DISTINCT FROM OLD.config AND OLD.state <> 'queued' THEN
-		RAISE EXCEPTION 'the configuration of running trial % cannot change', OLD.id
-			USING ERRCODE = 'object_not_in_prerequisite_state',
-				  HINT = 'Report or fail the trial, and ask tuner.suggest_next() for a new configuration.';
-	END IF;
-	IF OLD.state = 'running' AND NEW.state = 'queued' THEN
-		RAISE EXCEPTION 'running trial % cannot go back to queued', OLD.id
-			USING ERRCODE = 'object_not_in_prerequisite_state',
-				  HINT = 'A running trial ends as complete, failed, interrupted or pruned.';
-	END IF;
-	IF NEW.state = 'complete' AND NOT EXISTS (
-			SELECT 1 FROM tuner.observation o
-			  JOIN tuner.metric m ON m.id = o.metric_id
-			  JOIN tuner.study s ON s.id = m.study_id AND m.name = s.objective
-			 WHERE o.trial_id = NEW.id) THEN
-		RAISE EXCEPTION 'trial % cannot be complete without a value of its objective', OLD.id
-			USING ERRCODE = 'object_not_in_prerequisite_state',
-				  HINT = 'Use tuner.report(), which records the metrics and completes the trial.';
-	END IF;
-	RETURN NEW;
 END;
 $$;

@@ -6,7 +6,7 @@
 # with the reason, and the swapped-in script never runs.  Everything here
 # is done by a role that is no superuser (tuner_user and
 # pg_execute_server_program).  A directory owned by another OS user needs
-# root to set up: sql/runner_program_safety.sql covers it.
+# root to set up: sql/runner_program_safety.sql (the regress test) covers it.
 use strict;
 use warnings;
 

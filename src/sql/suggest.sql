@@ -1,165 +1,10 @@
--------------------------------------------------------------------------------
--- Suggestions in canonical form: the model code applies the conditions
--- (issue 26).
---
--- tuner._suggest_point checked a point against the history before
--- tuner.suggest_next reset its inactive parameters to their defaults, so
--- the stored configuration could be a trial already made: 17 distinct
--- configurations in 25 trials of a study with a conditional parameter
--- and one failure.  The core now receives the conditions (each
--- parameter's parent, operator, the parent's values and its own default,
--- native values: tuner._space_conditions) and compares every
--- configuration in its canonical form (src/core/space.h: values on their
--- grid, inactive parameters at their defaults, conditions applied parents
--- first): the trials' before the model, the fantasies of the running
--- ones and the check for repeats see them, and each design, random or
--- model point before it is checked.  Values on their grid also means no
--- float noise in a configuration (2.5, not 2.4999999999999982).
--- suggest_next still applies tuner._apply_conditions, the same rule in
--- SQL, and raises an internal error if that changes the core's answer.
--- tuner.suggestion keeps the conditions a suggestion saw, and canonical:
--- false for the suggestions of earlier versions, which replay_suggestion
--- replays as they were computed.  suggest_next is 0.2.0's and
--- replay_suggestion 0.1.0's with those changes only.
--------------------------------------------------------------------------------
+/*
+ * suggest.sql
+ *	  The next configuration of a study (tuner.suggest_next), and its replay
+ *	  from what it was computed from (tuner.replay_suggestion).
+ */
 
-ALTER TABLE tuner.suggestion
-	ADD COLUMN canonical bool NOT NULL DEFAULT false,
-	ADD COLUMN condition_parent int[],
-	ADD COLUMN condition_op text[],
-	ADD COLUMN condition_values float8[],
-	ADD COLUMN condition_default float8[];
-COMMENT ON COLUMN tuner.suggestion.canonical IS
-	'The suggestion compared configurations in canonical form, with the conditions below (false: computed by tuner 0.2.0 or earlier, as replay_suggestion replays it)';
-COMMENT ON COLUMN tuner.suggestion.condition_parent IS
-	'Per parameter: the 1-based position in parameters of the parameter its condition tests (0: none)';
-COMMENT ON COLUMN tuner.suggestion.condition_op IS
-	'Per parameter: its condition''s operator (=, <>, in, not in, <, <=, >, >=; never: a disabled parameter rules it out; NULL: no condition)';
-COMMENT ON COLUMN tuner.suggestion.condition_values IS
-	'Per parameter, a row of the native values its condition compares the parent with (NULL-padded; NULL: no condition has values)';
-COMMENT ON COLUMN tuner.suggestion.condition_default IS
-	'Per parameter: the native value it takes while inactive (NULL: no condition)';
-
--- A value of a configuration (JSON) as the native value of parameter p
--- (src/core/space.h): a bool's 0 or 1, a categorical's choice index,
--- else the number; NULL for a choice p does not have.
-CREATE FUNCTION tuner._native_value(p tuner.parameter, v jsonb)
-RETURNS float8
-LANGUAGE sql IMMUTABLE
-AS $$
-SELECT CASE $1.kind
-	WHEN 'bool' THEN CASE WHEN ($2)::bool THEN 1 ELSE 0 END
-	WHEN 'categorical' THEN pg_catalog.array_position($1.choices, $2 #>> '{}') - 1
-	ELSE ($2)::float8 END;
-$$;
-
--- The condition of a modelled parameter p whose condition tests a
--- parameter left out of the model (tuner.enable_parameters), which is
--- fixed at its default: that condition is then always false (a row with
--- op 'never') or always true, and in the latter case p is active exactly
--- when that parent is, so p takes the parent's condition, up to a
--- modelled ancestor (a row: its 1-based position in names, the operator
--- and the ancestor's native values) or none (no row: always active).
-CREATE FUNCTION tuner._folded_condition(p tuner.parameter, names text[],
-										OUT parent int, OUT op text, OUT vals float8[])
-RETURNS SETOF record
-LANGUAGE plpgsql STABLE
-AS $$
-DECLARE
-	q tuner.parameter;
-	r tuner.parameter := $1;
-BEGIN
-	WHILE r.condition_parameter IS NOT NULL AND r.condition_parameter <> ALL (names)
-	LOOP
-		SELECT * INTO q FROM tuner.parameter x
-		 WHERE x.study_id = r.study_id AND x.name = r.condition_parameter;
-		IF NOT tuner._condition_holds(r, pg_catalog.jsonb_build_object(q.name, q.default_value)) THEN
-			parent := 0;
-			op := 'never';
-			RETURN NEXT;
-			RETURN;
-		END IF;
-		r.condition_parameter := q.condition_parameter;
-		r.condition_op := q.condition_op;
-		r.condition_values := q.condition_values;
-	END LOOP;
-	IF r.condition_parameter IS NOT NULL THEN
-		SELECT * INTO q FROM tuner.parameter x
-		 WHERE x.study_id = r.study_id AND x.name = r.condition_parameter;
-		parent := pg_catalog.array_position(names, q.name);
-		op := r.condition_op;
-		vals := ARRAY(SELECT v FROM pg_catalog.jsonb_array_elements(r.condition_values) WITH ORDINALITY AS e(value, k)
-						CROSS JOIN LATERAL tuner._native_value(q, e.value) AS v
-					   WHERE v IS NOT NULL ORDER BY e.k);
-		RETURN NEXT;
-	END IF;
-END;
-$$;
-
--- The conditions of the modelled parameters (names, in order) as the
--- core takes them (tuner._suggest_point): per parameter the 1-based
--- position of the parameter it tests (0: none), the operator (NULL: no
--- condition), a row of the parent's native values (NULL-padded; vals is
--- NULL when no condition has values; a choice the parent no longer has
--- matches nothing and is left out) and its native default.  A condition
--- on a parameter left out of the model is folded (tuner._folded_condition).
-CREATE FUNCTION tuner._space_conditions(p_study_id bigint, names text[],
-										OUT parents int[], OUT ops text[],
-										OUT vals float8[], OUT defaults float8[])
-LANGUAGE plpgsql STABLE
-AS $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM tuner.parameter x
-					WHERE x.study_id = p_study_id AND x.condition_parameter IS NOT NULL
-					  AND x.name = ANY (names)) THEN
-		parents := pg_catalog.array_fill(0, ARRAY[pg_catalog.cardinality(names)]);
-		ops := pg_catalog.array_fill(NULL::text, ARRAY[pg_catalog.cardinality(names)]);
-		defaults := pg_catalog.array_fill(NULL::float8, ARRAY[pg_catalog.cardinality(names)]);
-		RETURN;
-	END IF;
-	WITH n AS (
-		SELECT u.name, u.j FROM pg_catalog.unnest(names) WITH ORDINALITY AS u(name, j)
-	), c AS (
-		SELECT n.j, e.parent, e.op, e.vals,
-			   CASE p.kind WHEN 'bool' THEN CASE WHEN p.default_value::bool THEN 1 ELSE 0 END
-						   WHEN 'categorical' THEN pg_catalog.array_position(p.choices, p.default_value #>> '{}') - 1
-						   ELSE p.default_value::float8 END AS dflt
-		  FROM n
-		  JOIN tuner.parameter p ON p.study_id = p_study_id AND p.name = n.name
-							   AND p.condition_parameter IS NOT NULL
-		 CROSS JOIN LATERAL (
-			SELECT pn.j::int AS parent, p.condition_op AS op,
-				   ARRAY(SELECT x.v
-						   FROM pg_catalog.jsonb_array_elements(p.condition_values) WITH ORDINALITY AS e(value, k)
-						   CROSS JOIN LATERAL (SELECT CASE q.kind
-									WHEN 'bool' THEN CASE WHEN e.value::bool THEN 1 ELSE 0 END
-									WHEN 'categorical' THEN pg_catalog.array_position(q.choices, e.value #>> '{}') - 1
-									ELSE e.value::float8 END::float8 AS v) x
-						  WHERE x.v IS NOT NULL ORDER BY e.k) AS vals
-			  FROM n pn
-			  JOIN tuner.parameter q ON q.study_id = p_study_id AND q.name = pn.name
-			 WHERE pn.name = p.condition_parameter
-			UNION ALL
-			SELECT f.parent, f.op, f.vals FROM tuner._folded_condition(p, names) f
-			 WHERE p.condition_parameter <> ALL (names)) e
-	), w AS (
-		SELECT COALESCE(pg_catalog.max(pg_catalog.cardinality(c.vals)), 0) AS m FROM c
-	)
-	SELECT pg_catalog.array_agg(COALESCE(c.parent, 0) ORDER BY n.j),
-		   pg_catalog.array_agg(c.op ORDER BY n.j),
-		   pg_catalog.array_agg(COALESCE(c.vals, '{}')
-								|| pg_catalog.array_fill(NULL::float8, ARRAY[w.m - COALESCE(pg_catalog.cardinality(c.vals), 0)])
-								ORDER BY n.j) FILTER (WHERE w.m > 0),
-		   pg_catalog.array_agg(c.dflt ORDER BY n.j)
-	  INTO parents, ops, vals, defaults
-	  FROM n LEFT JOIN c ON c.j = n.j CROSS JOIN w;
-END;
-$$;
-
--- The 0.2.0 entry point, with the conditions and canonical added at the end.
-DROP FUNCTION tuner._suggest_point(int[], float8[], float8[], bool[], int[], float8[], float8[], float8[], float8[], int, int, bigint, bigint, float8[], float8, float8, float8, text, float8[], int, float8[], float8[], float8[], float8[], float8[], float8[], int[], int[], float8[], int[], int[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], bool[]);
-
-CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
+CREATE OR REPLACE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 log_scales bool[], n_choices int[],
 									 x_observed float8[], y_observed float8[],
 									 x_pending float8[], x_other float8[],
@@ -247,6 +92,100 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_suggest_point'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- Native configurations (rows) in the model's unit cube (src/core/space.h).
+CREATE OR REPLACE FUNCTION tuner._unit_points(kinds int[], lows float8[], highs float8[],
+								   log_scales bool[], n_choices int[],
+								   x float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'tuner_unit_points'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- The sapphire pipeline's phase for the next suggestion, with its
+-- settings: {"phase": "explore" | "model", "explore": n, "top_k": k,
+-- "model": "gp-ei" | "icm"}.  The first call that finds `explore` complete
+-- trials ranks the parameters (tuner.lasso_rank) and enables the top K
+-- (tuner.select_top), and records both transitions in tuner.study_event.
+-- Defaults: top_k 16 (the paper's) or every parameter if fewer; explore
+-- max(20, 2 x parameters), at most 300 (the paper ranks from ~300).
+CREATE OR REPLACE FUNCTION tuner._sapphire_phase(s tuner.study)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	d int;
+	v_complete int;
+	v_conf jsonb := COALESCE(s.settings -> 'sapphire', '{}');
+BEGIN
+	SELECT pg_catalog.count(*) INTO d FROM tuner.parameter p WHERE p.study_id = s.id;
+	v_conf := pg_catalog.jsonb_build_object(
+		'explore', COALESCE((v_conf ->> 'explore')::int, LEAST(300, GREATEST(20, 2 * d))),
+		'top_k', LEAST(d, COALESCE((v_conf ->> 'top_k')::int, 16)),
+		'model', COALESCE(v_conf ->> 'model', 'gp-ei'));
+	IF EXISTS (SELECT 1 FROM tuner.study_event e
+				WHERE e.study_id = s.id AND e.event = 'sapphire_model'
+				  AND e.id > COALESCE((SELECT pg_catalog.max(e2.id) FROM tuner.study_event e2
+									   WHERE e2.study_id = s.id AND e2.event = 'set_algorithm'), 0)) THEN
+		RETURN v_conf || '{"phase": "model"}';
+	END IF;
+	SELECT pg_catalog.count(*) INTO v_complete
+	  FROM tuner.trial t WHERE t.study_id = s.id AND t.state = 'complete';
+	IF v_complete < (v_conf ->> 'explore')::int THEN
+		RETURN v_conf || '{"phase": "explore"}';
+	END IF;
+	PERFORM 1 FROM tuner.select_top(s.name, (v_conf ->> 'top_k')::int);
+	INSERT INTO tuner.study_event (study_id, trials, event, detail)
+	VALUES (s.id, v_complete, 'sapphire_model',
+			v_conf || pg_catalog.jsonb_build_object('enabled', ARRAY(
+				SELECT p.name FROM tuner.parameter p
+				 WHERE p.study_id = s.id AND p.enabled ORDER BY p.position)));
+	RETURN v_conf || '{"phase": "model"}';
+END;
+$$;
+
+-- Suggest the next trial of a study for a worker (any name that identifies
+-- one client: a host and process, an agent id).  Idempotent: while the
+-- worker holds a running trial of the study, it gets that trial back (and
+-- its lease renewed) instead of a new one.
+CREATE OR REPLACE FUNCTION tuner.suggest_next(study text, worker text)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	s tuner.study;
+	t tuner.trial;
+	v_next jsonb;
+	p_study text := $1;
+	p_worker text := $2;
+BEGIN
+	PERFORM tuner._not_null(p_study, 'study');
+	PERFORM tuner._not_null(p_worker, 'worker');
+	IF pg_catalog.btrim(p_worker) = '' OR pg_catalog.length(p_worker) > 200 THEN
+		RAISE EXCEPTION 'worker must be a name of 1 to 200 characters, not blank'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s characters.', pg_catalog.length(p_worker)),
+				  HINT = 'Name the client asking, for example its host and process id.';
+	END IF;
+	PERFORM tuner.reap(p_study);
+	-- One suggestion of a study at a time, so a worker never gets two.
+	SELECT * INTO s FROM tuner.study WHERE tuner.study.name = p_study FOR NO KEY UPDATE;
+	IF NOT FOUND THEN
+		s := tuner._find_study(p_study);	-- raises the error
+	END IF;
+	SELECT * INTO t FROM tuner.trial
+	 WHERE tuner.trial.study_id = s.id AND tuner.trial.state = 'running'
+	   AND tuner.trial.worker = p_worker
+	 ORDER BY tuner.trial.number LIMIT 1
+	   FOR NO KEY UPDATE;
+	IF FOUND THEN
+		PERFORM tuner._worker_heartbeat(t.id);
+		RETURN pg_catalog.jsonb_build_object('trial', t.id, 'params', t.config);
+	END IF;
+	v_next := tuner.suggest_next(p_study);
+	UPDATE tuner.trial SET worker = p_worker
+	 WHERE tuner.trial.id = (v_next ->> 'trial')::bigint;
+	RETURN v_next;
+END;
+$$;
 
 CREATE OR REPLACE FUNCTION tuner.suggest_next(study text)
 RETURNS jsonb
@@ -985,3 +924,47 @@ BEGIN
 	RETURN tuner._apply_conditions(t.study_id, g.fixed || v_params);
 END;
 $$;
+
+-- Phi(z), the standard normal CDF (src/core/log_ei.h).
+CREATE OR REPLACE FUNCTION tuner._normal_cdf(z float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'tuner_normal_cdf'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Trigger: a queued or running trial's configuration, on insert or change.
+CREATE OR REPLACE FUNCTION tuner._trial_config_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, tuner, pg_temp
+AS $$
+DECLARE
+	c record;
+BEGIN
+	IF NEW.state <> ALL (ARRAY['queued', 'running'])
+	   OR (TG_OP = 'UPDATE'
+		   AND NEW.config IS NOT DISTINCT FROM OLD.config) THEN
+		RETURN NEW;
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM tuner.study s WHERE s.id = NEW.study_id) THEN
+		RETURN NEW;		-- a study the caller cannot see: row-level security refuses
+	END IF;
+	c := tuner._complete_config(NEW.study_id, NEW.config);
+	IF pg_catalog.cardinality(c.dropped) > 0 THEN
+		RAISE EXCEPTION 'parameter "%" is not in study "%"', c.dropped[1],
+			  (SELECT s.name FROM tuner.study s WHERE s.id = NEW.study_id)
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'tuner.parameter lists the study''s parameters.';
+	END IF;
+	IF c.problem IS NOT NULL THEN
+		RAISE EXCEPTION '%', c.problem[2]
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = CASE c.problem[1] WHEN 'missing_parameter' THEN 'Give it a value.'
+							  ELSE 'Give a value the parameter''s kind, bounds or choices allow.' END;
+	END IF;
+	NEW.config := c.config;
+	RETURN NEW;
+END;
+$$;
+
+CREATE TRIGGER trial_config_guard BEFORE INSERT OR UPDATE OF config ON tuner.trial
+	FOR EACH ROW EXECUTE FUNCTION tuner._trial_config_guard();
