@@ -145,7 +145,42 @@ def core_call(conn, X, y, n_initial=5, seed=1):
     return "SELECT (r).source FROM (SELECT tuner._suggest_point(%s) AS r) q" % ", ".join(args), vals
 
 
-def core_latency(conn, X, y, reps):
+def record_latency(conn, study_name, reps):
+    """
+    Wall times of tuner._suggest, the C entry point behind suggest_next
+    since 0.3.0, recomputing the study's next suggestion from its record
+    (it reads the trials the record names, but runs no plpgsql planning):
+    the numerics' cost, for comparison with the whole call.  None if the
+    function is not there (0.2.0 and earlier: see core_call).
+    """
+    times = []
+    with conn.cursor() as cur:
+        cur.execute("SELECT to_regprocedure('tuner._suggest(bigint, tuner.suggestion, float8[], float8[])')")
+        if cur.fetchone()[0] is None:
+            return None
+        cur.execute("BEGIN")
+        cur.execute("SELECT tuner.suggest_next(%s)", (study_name,))
+        trial = cur.fetchone()[0]["trial"]
+        sql = ("SELECT (tuner._suggest(t.study_id, g)).source FROM tuner.suggestion g"
+               " JOIN tuner.trial t ON t.id = g.trial_id WHERE g.trial_id = %s")
+        for i in range(reps + 1):
+            t0 = time.perf_counter()
+            cur.execute(sql, (trial,))
+            source = cur.fetchone()[0]
+            t1 = time.perf_counter()
+            if i > 0:
+                times.append(t1 - t0)
+        cur.execute("ROLLBACK")
+    if source != "model":
+        raise RuntimeError("tuner._suggest on %s came from %r, not the GP model" % (study_name, source))
+    return times
+
+
+def core_latency(conn, X, y, reps, study_name=None):
+    if study_name is not None:
+        times = record_latency(conn, study_name, reps)
+        if times is not None:
+            return times, None
     call = core_call(conn, X, y)
     if call is None:
         return None, "tuner._suggest_point not found"
@@ -229,8 +264,9 @@ def run(ns, ds, reps, sk_reps_large, use_tuner, use_sklearn, use_tpe, log, warm=
                               "cold (no previous fit stored: 3 starts every call)"))
     log("   'CPU' = median CPU time of the server backend per suggest_next call "
         "(/proc/PID/schedstat: excludes waiting for a CPU, though a busy sibling vCPU still slows it)")
-    log("   'C only' = median of tuner._suggest_point called directly on the same arrays, "
-        "without a previous fit (the numerics, cold, without the plpgsql history query)")
+    log("   'C only' = median of tuner._suggest on the suggestion's record (0.3.0: the numerics with the "
+        "record's warm start and its trials read by id, without the plpgsql planning); before 0.3.0, of "
+        "tuner._suggest_point on the same arrays without a previous fit")
     log(hdr)
     log("-" * len(hdr))
     pairs = [(d, n) for d in ds for n in ns]
@@ -251,7 +287,7 @@ def run(ns, ds, reps, sk_reps_large, use_tuner, use_sklearn, use_tpe, log, warm=
                 if cpu:
                     row["tuner_backend_cpu"] = summarize(cpu)
                 row["tuner_last_suggestion"] = last
-                ct, err = core_latency(conn, X, y, reps)
+                ct, err = core_latency(conn, X, y, reps, study)
                 if ct is not None:
                     row["tuner_core"] = summarize(ct)
                 elif err not in core_errors:

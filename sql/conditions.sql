@@ -255,7 +255,8 @@ SELECT count(*) AS replayed, count(*) FILTER (WHERE tuner.replay_suggestion(t.id
 
 -------------------------------------------------------------------------------
 -- The conditions as the model code takes them (tuner._space_conditions),
--- with a disabled parent in a chain, and tuner._suggest_point's checks.
+-- with a disabled parent in a chain, and the checks of tuner._suggest (the
+-- C entry point, given a record of its own: regress_cond_record).
 -------------------------------------------------------------------------------
 SELECT tuner.create_study('cond_args', 'v') > 0 AS created;
 SELECT tuner.add_parameter('cond_args', 'a', 'categorical', choices => ARRAY['x', 'y', 'z'], default_value => 'y');
@@ -273,30 +274,39 @@ SELECT c.* FROM tuner.study s, tuner._space_conditions(s.id, ARRAY['a', 'c', 'e'
 SELECT c.* FROM tuner.study s, tuner._space_conditions(s.id, ARRAY['c', 'e', 'f', 'g']) c
  WHERE s.name = 'cond_args';
 
+CREATE FUNCTION regress_cond_record(kinds int[], lows float8[], highs float8[], n_choices int[],
+									design_index int, parents int[], ops text[], vals float8[],
+									defaults float8[], canonical bool)
+RETURNS tuner.suggestion
+LANGUAGE sql
+AS $$
+SELECT jsonb_populate_record(NULL::tuner.suggestion,
+	   jsonb_build_object('algorithm', 'gp-ei', 'kinds', kinds, 'lows', lows, 'highs', highs,
+						  'log_scales', array_fill(false, ARRAY[cardinality(kinds)]),
+						  'n_choices', n_choices, 'fixed', '{}'::jsonb, 'sign', 1,
+						  'observed', '{}'::bigint[], 'pending', '{}'::bigint[], 'other', '{}'::bigint[],
+						  'n_initial', 2, 'design_index', design_index, 'seed', 1, 'design_seed', 5,
+						  'condition_parent', parents, 'condition_op', ops, 'condition_values', vals,
+						  'condition_default', defaults, 'canonical', canonical));
+$$;
 -- One design point of a two-parameter space: x (active when k = 0)
 -- takes its default 0.5 when k = 1.
-SELECT (tuner._suggest_point(ARRAY[3, 0], ARRAY[0, 0], ARRAY[1, 1], ARRAY[false, false], ARRAY[2, 0],
-							 NULL, NULL, NULL, NULL, 2, i, 1, 5, NULL, NULL, NULL,
-							 condition_parent => ARRAY[0, 1], condition_op => ARRAY[NULL, '='],
-							 condition_values => ARRAY[[NULL], [0]]::float8[],
-							 condition_default => ARRAY[NULL, 0.5])).config
+SELECT (tuner._suggest(0, regress_cond_record(ARRAY[3, 0], ARRAY[0, 0], ARRAY[1, 1], ARRAY[2, 0], i,
+											  ARRAY[0, 1], ARRAY[NULL, '='], ARRAY[[NULL], [0]]::float8[],
+											  ARRAY[NULL, 0.5], true))).config
   FROM generate_series(0, 3) i;
 -- canonical => false: the step of 0.2.0, which ignores the conditions
-SELECT (tuner._suggest_point(ARRAY[3, 0], ARRAY[0, 0], ARRAY[1, 1], ARRAY[false, false], ARRAY[2, 0],
-							 NULL, NULL, NULL, NULL, 2, 3, 1, 5, NULL, NULL, NULL,
-							 condition_parent => ARRAY[0, 1], condition_op => ARRAY[NULL, '='],
-							 condition_values => ARRAY[[NULL], [0]]::float8[],
-							 condition_default => ARRAY[NULL, 0.5], canonical => false)).config;
+SELECT (tuner._suggest(0, regress_cond_record(ARRAY[3, 0], ARRAY[0, 0], ARRAY[1, 1], ARRAY[2, 0], 3,
+											  ARRAY[0, 1], ARRAY[NULL, '='], ARRAY[[NULL], [0]]::float8[],
+											  ARRAY[NULL, 0.5], false))).config;
 -- Errors.
 CREATE FUNCTION regress_cond_point(parents int[], ops text[], vals float8[], defaults float8[],
 								   canonical bool DEFAULT true)
 RETURNS float8[]
 LANGUAGE sql
 AS $$
-SELECT (tuner._suggest_point(ARRAY[3, 0, 1], ARRAY[0, 0, 1], ARRAY[1, 1, 9], ARRAY[false, false, false],
-							 ARRAY[2, 0, 0], NULL, NULL, NULL, NULL, 2, 0, 1, 5, NULL, NULL, NULL,
-							 condition_parent => $1, condition_op => $2, condition_values => $3,
-							 condition_default => $4, canonical => $5)).config;
+SELECT (tuner._suggest(0, regress_cond_record(ARRAY[3, 0, 1], ARRAY[0, 0, 1], ARRAY[1, 1, 9], ARRAY[2, 0, 0], 0,
+											  $1, $2, $3, $4, $5))).config;
 $$;
 SELECT regress_cond_point('{0,1,2}', '{NULL,=,>}', '{{NULL},{0},{0.5}}', '{NULL,0.5,3}') IS NOT NULL AS valid;
 -- parents not earlier
@@ -322,6 +332,7 @@ SELECT regress_cond_point('{0,1,0}', '{NULL,=,NULL}', '{NULL,0,NULL}', '{NULL,0.
 SELECT regress_cond_point(NULL, '{NULL,=,NULL}', '{{NULL},{0},{NULL}}', '{NULL,0.5,NULL}');
 SELECT regress_cond_point('{0,1,0}', '{NULL,=,NULL}', '{{NULL},{0},{NULL}}', '{NULL,0.5,NULL}', NULL);
 DROP FUNCTION regress_cond_point(int[], text[], float8[], float8[], bool);
+DROP FUNCTION regress_cond_record(int[], float8[], float8[], int[], int, int[], text[], float8[], float8[], bool);
 
 SELECT tuner.drop_study(s.name) FROM tuner.study s WHERE s.name LIKE 'cond\_%' ORDER BY s.name;
 DROP FUNCTION regress_cond_summary(text);

@@ -85,9 +85,12 @@ SELECT tuner.add_parameter('limits_cat', 'c', 'categorical',
                            choices => ARRAY['a', 'b', 'c', 'd', 'e']);
 SET tuner.max_choices = 4;
 SELECT tuner.suggest_next('limits_cat');
-SELECT tuner._suggest_point(ARRAY[3], ARRAY[0.0::float8], ARRAY[0.0::float8],
-                            ARRAY[false], ARRAY[2147483647], NULL, NULL, NULL, NULL,
-                            5, 0, 1, 1, NULL, NULL, NULL);
+-- (through tuner._suggest, the C entry point, with a record of its own)
+SELECT tuner._suggest(0, jsonb_populate_record(NULL::tuner.suggestion,
+                      '{"algorithm": "gp-ei", "parameters": ["c"], "kinds": [3], "lows": [0], "highs": [0],
+                        "log_scales": [false], "n_choices": [2147483647], "fixed": {}, "sign": 1,
+                        "observed": [], "pending": [], "other": [], "n_initial": 5, "design_index": 0,
+                        "seed": 1, "design_seed": 1, "canonical": true}'));
 SET tuner.max_choices = 5;
 SELECT tuner.suggest_next('limits_cat') ? 'trial' AS suggests_at_the_limit;
 RESET tuner.max_choices;

@@ -215,14 +215,34 @@ SELECT settings -> 'icm_joint' AS unchanged FROM tuner.study WHERE name = 'mt';
 SELECT tuner.create_study('bad_joint', 'y', settings => '{"icm_joint": -2}');
 SELECT tuner.create_study('bad_joint', 'y', settings => '{"icm_joint": "on"}');
 SELECT tuner.create_study('bad_joint', 'y', settings => '{"joint": 1}');
-SELECT tuner._suggest_point(ARRAY[0], ARRAY[0.0], ARRAY[1.0], ARRAY[false], ARRAY[0],
-                            ARRAY[[0.1], [0.5], [0.9]], ARRAY[1.0, 0.0, 1.0], NULL, NULL,
-                            2, 3, 1, 1, NULL, NULL, NULL, NULL, 'icm',
-                            ARRAY[[1.0], [2.0], [4.0]], aux_weights => ARRAY[1.0, 1.0]);
-SELECT tuner._suggest_point(ARRAY[0], ARRAY[0.0], ARRAY[1.0], ARRAY[false], ARRAY[0],
-                            ARRAY[[0.1], [0.5], [0.9]], ARRAY[1.0, 0.0, 1.0], NULL, NULL,
-                            2, 3, 1, 1, NULL, NULL, NULL, NULL, 'icm',
-                            ARRAY[[1.0], [2.0], [4.0]], aux_weights => ARRAY['NaN'::float8]);
+-- aux_weights the model code refuses: tuner._suggest (the C entry point)
+-- with a record of three trials of a study of its own
+SELECT tuner.create_study('mt_w', 'y', 'minimize', '{"seed": 1, "n_initial": 2}') > 0 AS created;
+SELECT tuner.add_parameter('mt_w', 'x', 'float', 0, 1);
+SELECT tuner.add_metric('mt_w', 'aux') > 0 AS added;
+SELECT count(tuner.report((tuner.suggest_next('mt_w') ->> 'trial')::bigint,
+						  jsonb_build_object('y', i, 'aux', 2 * i))) AS reported
+  FROM generate_series(1, 3) i;
+CREATE FUNCTION regress_aux_record(weights float8[])
+RETURNS tuner.suggestion
+LANGUAGE sql
+AS $$
+SELECT jsonb_populate_record(NULL::tuner.suggestion, jsonb_build_object(
+		'algorithm', 'icm', 'parameters', ARRAY['x'], 'kinds', ARRAY[0], 'lows', ARRAY[0.0],
+		'highs', ARRAY[1.0], 'log_scales', ARRAY[false], 'n_choices', ARRAY[0], 'fixed', '{}'::jsonb,
+		'sign', 1, 'objective_metric', (SELECT m.id FROM tuner.metric m WHERE m.study_id = s.id AND m.name = 'y'),
+		'aux_metrics', ARRAY(SELECT m.id FROM tuner.metric m WHERE m.study_id = s.id AND m.name = 'aux'),
+		'observed', ARRAY(SELECT t.id FROM tuner.trial t WHERE t.study_id = s.id ORDER BY t.number),
+		'pending', '{}'::bigint[], 'other', '{}'::bigint[], 'n_initial', 2, 'design_index', 3,
+		'seed', 1, 'design_seed', 1, 'aux_weights', weights, 'canonical', true))
+  FROM tuner.study s WHERE s.name = 'mt_w';
+$$;
+SELECT tuner._suggest(s.id, regress_aux_record(ARRAY[1.0, 1.0])) FROM tuner.study s WHERE s.name = 'mt_w';
+SELECT tuner._suggest(s.id, regress_aux_record(ARRAY['NaN'::float8])) FROM tuner.study s WHERE s.name = 'mt_w';
+-- (the same record with one weight suggests)
+SELECT (tuner._suggest(s.id, regress_aux_record(ARRAY[1.0]))).source FROM tuner.study s WHERE s.name = 'mt_w';
+DROP FUNCTION regress_aux_record(float8[]);
+SELECT tuner.drop_study('mt_w');
 
 -- A study run under it, next to its twin without: the objective depends on
 -- c only (flat in a and b), wear (minimize) is lowest at a = 0.8, b = 0.2,

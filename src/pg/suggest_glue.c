@@ -1,10 +1,15 @@
 /*
  * suggest_glue.c
- *	  SQL entry point of one Bayesian-optimisation step.  tuner.suggest_next
- *	  (plpgsql) locks the study, gathers its history as arrays of native
- *	  values and calls tuner._suggest_point, which checks the arrays, runs
- *	  src/core/suggest.h in a private memory context and returns the chosen
- *	  configuration with what the model predicted for it.
+ *	  SQL entry points of one Bayesian-optimisation step.  tuner._suggest
+ *	  takes the record of what a suggestion is computed from (a
+ *	  tuner.suggestion row: the space, the trials by id, seeds, algorithm,
+ *	  design length, warm starts, conditions), reads the data it names over
+ *	  SPI (tuner._suggestion_data), checks it, runs src/core/suggest.h in a
+ *	  private memory context and returns a tuner.suggest_result: the chosen
+ *	  configuration with what the model predicted for it and the models it
+ *	  fitted.  tuner.suggest_next and tuner.replay_suggestion both call it.
+ *	  tuner._suggest_point, the positional entry point of 0.1.0 and 0.2.0,
+ *	  shares the readers.
  */
 #include "postgres.h"
 
@@ -17,6 +22,7 @@
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "executor/spi.h"
 #include "utils/memutils.h"
 
 #include "space.h"
@@ -24,6 +30,7 @@
 #include "tuner_pg.h"
 
 PG_FUNCTION_INFO_V1(tuner_suggest_point);
+PG_FUNCTION_INFO_V1(tuner_suggest_from_record);
 PG_FUNCTION_INFO_V1(tuner_unit_points);
 
 /*
@@ -33,6 +40,64 @@ PG_FUNCTION_INFO_V1(tuner_unit_points);
  */
 #define SUGGEST_NATTS     46
 #define SUGGEST_NATTS_0_1 42
+
+/*
+ * The inputs of one suggestion, in the order of the positional
+ * tuner._suggest_point of 0.1.0 and 0.2.0 (whose scripts still create it
+ * before ALTER EXTENSION ... UPDATE), so that both entry points fill one
+ * FunctionCallInfo and share the readers below.
+ */
+typedef enum SuggestArg
+{
+	SA_KINDS,
+	SA_LOWS,
+	SA_HIGHS,
+	SA_LOG_SCALES,
+	SA_N_CHOICES,
+	SA_X_OBSERVED,
+	SA_Y_OBSERVED,
+	SA_X_PENDING,
+	SA_X_OTHER,
+	SA_N_INITIAL,
+	SA_DESIGN_INDEX,
+	SA_SEED,
+	SA_DESIGN_SEED,
+	SA_WARM_LENGTHSCALES,
+	SA_WARM_OUTPUTSCALE,
+	SA_WARM_NOISE,
+	SA_WARM_MEAN,
+	SA_ALGORITHM,
+	SA_Y_AUX,
+	SA_ICM_RANK,
+	SA_WARM_TASK_LOADINGS,
+	SA_WARM_TASK_VARIANCE,
+	SA_WARM_TASK_NOISE,
+	SA_WARM_TASK_MEAN,
+	SA_X_TRANSFER,
+	SA_Y_TRANSFER,
+	SA_CLUSTER_MEMBERS,
+	SA_CLUSTER_METRIC,
+	SA_AUX_WEIGHTS,
+	SA_WARM_CLUSTER_TASKS,
+	SA_WARM_CLUSTER_RANK,
+	SA_WARM_CLUSTER_LENGTHSCALES,
+	SA_WARM_CLUSTER_LOADINGS,
+	SA_WARM_CLUSTER_VARIANCE,
+	SA_WARM_CLUSTER_NOISE,
+	SA_WARM_CLUSTER_MEAN,
+	SA_X_FAILED,
+	SA_Y_CONSTRAINT,
+	SA_CONSTRAINT_BOUND,
+	SA_LINEAR_COEF,
+	SA_LINEAR_RHS,
+	SA_LINEAR_STRICT,
+	SA_CONDITION_PARENT,
+	SA_CONDITION_OP,
+	SA_CONDITION_VALUES,
+	SA_CONDITION_DEFAULT,
+	SA_CANONICAL,
+	SUGGEST_NARGS
+} SuggestArg;
 
 /* Check that a parameter array has one element per parameter. */
 static void
@@ -59,23 +124,25 @@ read_space(FunctionCallInfo fcinfo, int *d)
 	int n;
 	int i;
 
-	tuner_require_arg(fcinfo, 0, "kinds");
-	tuner_require_arg(fcinfo, 1, "lows");
-	tuner_require_arg(fcinfo, 2, "highs");
-	tuner_require_arg(fcinfo, 3, "log_scales");
-	tuner_require_arg(fcinfo, 4, "n_choices");
+	tuner_require_arg(fcinfo, SA_KINDS, "kinds");
+	tuner_require_arg(fcinfo, SA_LOWS, "lows");
+	tuner_require_arg(fcinfo, SA_HIGHS, "highs");
+	tuner_require_arg(fcinfo, SA_LOG_SCALES, "log_scales");
+	tuner_require_arg(fcinfo, SA_N_CHOICES, "n_choices");
 
-	kinds = tuner_array_int4(PG_GETARG_ARRAYTYPE_P(0), "kinds", d);
+	kinds = tuner_array_int4(PG_GETARG_ARRAYTYPE_P(SA_KINDS), "kinds", d);
 	if (*d == 0)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("the search space has no parameters")));
-	lows = tuner_array_vector(PG_GETARG_ARRAYTYPE_P(1), "lows", &n);
+	lows = tuner_array_vector(PG_GETARG_ARRAYTYPE_P(SA_LOWS), "lows", &n);
 	check_space_length(n, *d, "lows");
-	highs = tuner_array_vector(PG_GETARG_ARRAYTYPE_P(2), "highs", &n);
+	highs = tuner_array_vector(PG_GETARG_ARRAYTYPE_P(SA_HIGHS), "highs", &n);
 	check_space_length(n, *d, "highs");
-	log_scales = tuner_array_bool(PG_GETARG_ARRAYTYPE_P(3), "log_scales", &n);
+	log_scales = tuner_array_bool(PG_GETARG_ARRAYTYPE_P(SA_LOG_SCALES),
+								  "log_scales", &n);
 	check_space_length(n, *d, "log_scales");
-	n_choices = tuner_array_int4(PG_GETARG_ARRAYTYPE_P(4), "n_choices", &n);
+	n_choices =
+		tuner_array_int4(PG_GETARG_ARRAYTYPE_P(SA_N_CHOICES), "n_choices", &n);
 	check_space_length(n, *d, "n_choices");
 
 	params = palloc0(mul_size(*d, sizeof(ParamSpec)));
@@ -211,10 +278,10 @@ read_icm_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 	int T;
 	int rank;
 
-	if (PG_NARGS() > 18 && !PG_ARGISNULL(18))
+	if (PG_NARGS() > SA_Y_AUX && !PG_ARGISNULL(SA_Y_AUX))
 	{
 		input->y_aux = tuner_array_matrix_missing(
-			PG_GETARG_ARRAYTYPE_P(18), "y_aux", &rows, &input->n_aux);
+			PG_GETARG_ARRAYTYPE_P(SA_Y_AUX), "y_aux", &rows, &input->n_aux);
 		if (rows != input->n_observed)
 			ereport(ERROR,
 					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -222,30 +289,30 @@ read_icm_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 					 errdetail("x_observed has %d rows but y_aux has %d.",
 							   input->n_observed, rows)));
 	}
-	if (PG_NARGS() > 19 && !PG_ARGISNULL(19))
+	if (PG_NARGS() > SA_ICM_RANK && !PG_ARGISNULL(SA_ICM_RANK))
 	{
-		input->icm_rank = PG_GETARG_INT32(19);
+		input->icm_rank = PG_GETARG_INT32(SA_ICM_RANK);
 		if (input->icm_rank < 1)
 			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							errmsg("icm_rank must be at least 1")));
 	}
-	if (input->warm_lengthscales == NULL || PG_NARGS() <= 23 ||
-		PG_ARGISNULL(20))
+	if (input->warm_lengthscales == NULL || PG_NARGS() <= SA_WARM_TASK_MEAN ||
+		PG_ARGISNULL(SA_WARM_TASK_LOADINGS))
 		return;
 	{
-		ArrayType *wa = PG_GETARG_ARRAYTYPE_P(20);
+		ArrayType *wa = PG_GETARG_ARRAYTYPE_P(SA_WARM_TASK_LOADINGS);
 		double *loadings;
 
 		if (ARR_NDIM(wa) != 2)
 			return;
 		loadings =
 			tuner_array_matrix(wa, "warm_task_loadings", false, &T, &rank);
-		input->warm_v =
-			read_optional_vector(fcinfo, 21, "warm_task_variance", T);
-		input->warm_task_noise =
-			read_optional_vector(fcinfo, 22, "warm_task_noise", T);
-		input->warm_task_mean =
-			read_optional_vector(fcinfo, 23, "warm_task_mean", T);
+		input->warm_v = read_optional_vector(fcinfo, SA_WARM_TASK_VARIANCE,
+											 "warm_task_variance", T);
+		input->warm_task_noise = read_optional_vector(
+			fcinfo, SA_WARM_TASK_NOISE, "warm_task_noise", T);
+		input->warm_task_mean = read_optional_vector(fcinfo, SA_WARM_TASK_MEAN,
+													 "warm_task_mean", T);
 		if (input->warm_v == NULL || input->warm_task_noise == NULL ||
 			input->warm_task_mean == NULL)
 		{
@@ -270,11 +337,12 @@ read_transfer_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 	int rows;
 	int cols;
 
-	if (PG_NARGS() <= 25 || PG_ARGISNULL(24) || PG_ARGISNULL(25))
+	if (PG_NARGS() <= SA_Y_TRANSFER || PG_ARGISNULL(SA_X_TRANSFER) ||
+		PG_ARGISNULL(SA_Y_TRANSFER))
 		return;
 	input->x_transfer =
-		tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(24), "x_transfer", true,
-						   &input->n_transfer, &cols);
+		tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(SA_X_TRANSFER), "x_transfer",
+						   true, &input->n_transfer, &cols);
 	if (input->n_transfer == 0)
 		return;
 	if (cols != input->d)
@@ -284,9 +352,9 @@ read_transfer_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 				 errdetail("x_transfer has %d columns but there are %d "
 						   "parameters.",
 						   cols, input->d)));
-	input->y_transfer =
-		tuner_array_matrix_missing(PG_GETARG_ARRAYTYPE_P(25), "y_transfer",
-								   &rows, &input->n_transfer_tasks);
+	input->y_transfer = tuner_array_matrix_missing(
+		PG_GETARG_ARRAYTYPE_P(SA_Y_TRANSFER), "y_transfer", &rows,
+		&input->n_transfer_tasks);
 	if (rows != input->n_transfer)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -305,10 +373,11 @@ read_joint_weights(FunctionCallInfo fcinfo, SuggestInput *input)
 {
 	int n;
 
-	if (PG_NARGS() <= 28 || PG_ARGISNULL(28) || input->n_aux == 0)
+	if (PG_NARGS() <= SA_AUX_WEIGHTS || PG_ARGISNULL(SA_AUX_WEIGHTS) ||
+		input->n_aux == 0)
 		return;
-	input->aux_weights =
-		tuner_array_vector(PG_GETARG_ARRAYTYPE_P(28), "aux_weights", &n);
+	input->aux_weights = tuner_array_vector(
+		PG_GETARG_ARRAYTYPE_P(SA_AUX_WEIGHTS), "aux_weights", &n);
 	if (n != input->n_aux)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -332,11 +401,12 @@ read_cluster_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 	int n_metric;
 	int i;
 
-	if (PG_NARGS() <= 27 || PG_ARGISNULL(26) || PG_ARGISNULL(27))
+	if (PG_NARGS() <= SA_CLUSTER_METRIC || PG_ARGISNULL(SA_CLUSTER_MEMBERS) ||
+		PG_ARGISNULL(SA_CLUSTER_METRIC))
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("clustered-icm needs cluster_members and "
 							   "cluster_metric")));
-	ma = PG_GETARG_ARRAYTYPE_P(26);
+	ma = PG_GETARG_ARRAYTYPE_P(SA_CLUSTER_MEMBERS);
 	if (ARR_ELEMTYPE(ma) != INT4OID || ARR_NDIM(ma) != 2 ||
 		array_contains_nulls(ma) || ARR_DIMS(ma)[1] != input->d)
 		ereport(ERROR,
@@ -348,8 +418,8 @@ read_cluster_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 	for (i = 0; i < input->n_clusters * input->d; i++)
 		members[i] = ((int32 *)ARR_DATA_PTR(ma))[i];
 	input->cluster_members = members;
-	input->cluster_metric = tuner_array_int4(PG_GETARG_ARRAYTYPE_P(27),
-											 "cluster_metric", &n_metric);
+	input->cluster_metric = tuner_array_int4(
+		PG_GETARG_ARRAYTYPE_P(SA_CLUSTER_METRIC), "cluster_metric", &n_metric);
 	if (n_metric != input->n_clusters)
 		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 						errmsg("cluster_metric must have one element per "
@@ -390,12 +460,12 @@ read_constraint_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 	int n;
 	int k;
 
-	input->x_failed =
-		read_configs(fcinfo, 36, "x_failed", input->d, &input->n_failed);
-	if (PG_NARGS() <= 38 || PG_ARGISNULL(38))
+	input->x_failed = read_configs(fcinfo, SA_X_FAILED, "x_failed", input->d,
+								   &input->n_failed);
+	if (PG_NARGS() <= SA_CONSTRAINT_BOUND || PG_ARGISNULL(SA_CONSTRAINT_BOUND))
 		return;
-	input->constraint_bound =
-		tuner_array_vector(PG_GETARG_ARRAYTYPE_P(38), "constraint_bound", &n);
+	input->constraint_bound = tuner_array_vector(
+		PG_GETARG_ARRAYTYPE_P(SA_CONSTRAINT_BOUND), "constraint_bound", &n);
 	for (k = 0; k < n; k++)
 		tuner_check_finite(input->constraint_bound[k], "constraint_bound");
 	if (n == 0)
@@ -407,10 +477,10 @@ read_constraint_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 		input->n_constraints = n;
 		return;
 	}
-	tuner_require_arg(fcinfo, 37, "y_constraint");
-	input->y_constraint =
-		tuner_array_matrix_missing(PG_GETARG_ARRAYTYPE_P(37), "y_constraint",
-								   &rows, &input->n_constraints);
+	tuner_require_arg(fcinfo, SA_Y_CONSTRAINT, "y_constraint");
+	input->y_constraint = tuner_array_matrix_missing(
+		PG_GETARG_ARRAYTYPE_P(SA_Y_CONSTRAINT), "y_constraint", &rows,
+		&input->n_constraints);
 	if (rows != input->n_observed || input->n_constraints != n)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -434,26 +504,27 @@ read_linear_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 	int n;
 	int r;
 
-	if (PG_NARGS() <= 41 || PG_ARGISNULL(39))
+	if (PG_NARGS() <= SA_LINEAR_STRICT || PG_ARGISNULL(SA_LINEAR_COEF))
 		return;
 	input->linear_coef =
-		tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(39), "linear_coef", true,
-						   &input->n_linear, &cols);
+		tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(SA_LINEAR_COEF),
+						   "linear_coef", true, &input->n_linear, &cols);
 	if (input->n_linear == 0)
 		return;
 	if (cols != input->d)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("linear_coef must have one column per parameter")));
-	tuner_require_arg(fcinfo, 40, "linear_rhs");
-	tuner_require_arg(fcinfo, 41, "linear_strict");
-	input->linear_rhs =
-		tuner_array_vector(PG_GETARG_ARRAYTYPE_P(40), "linear_rhs", &n);
+	tuner_require_arg(fcinfo, SA_LINEAR_RHS, "linear_rhs");
+	tuner_require_arg(fcinfo, SA_LINEAR_STRICT, "linear_strict");
+	input->linear_rhs = tuner_array_vector(
+		PG_GETARG_ARRAYTYPE_P(SA_LINEAR_RHS), "linear_rhs", &n);
 	if (n != input->n_linear)
 		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 						errmsg("linear_rhs must have one element per row of "
 							   "linear_coef")));
-	strict = tuner_array_bool(PG_GETARG_ARRAYTYPE_P(41), "linear_strict", &n);
+	strict = tuner_array_bool(PG_GETARG_ARRAYTYPE_P(SA_LINEAR_STRICT),
+							  "linear_strict", &n);
 	if (n != input->n_linear)
 		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 						errmsg("linear_strict must have one element per row "
@@ -517,47 +588,49 @@ read_condition_inputs(FunctionCallInfo fcinfo, SuggestInput *input)
 	int n;
 	int j;
 
-	if (PG_NARGS() <= 46)
+	if (PG_NARGS() <= SA_CANONICAL)
 		return;
-	tuner_require_arg(fcinfo, 46, "canonical");
-	input->canonical = PG_GETARG_BOOL(46) ? 1 : 0;
-	if (!input->canonical || PG_ARGISNULL(43))
+	tuner_require_arg(fcinfo, SA_CANONICAL, "canonical");
+	input->canonical = PG_GETARG_BOOL(SA_CANONICAL) ? 1 : 0;
+	if (!input->canonical || PG_ARGISNULL(SA_CONDITION_OP))
 		return;
-	tuner_require_arg(fcinfo, 42, "condition_parent");
-	tuner_require_arg(fcinfo, 45, "condition_default");
-	parents =
-		tuner_array_int4(PG_GETARG_ARRAYTYPE_P(42), "condition_parent", &n);
+	tuner_require_arg(fcinfo, SA_CONDITION_PARENT, "condition_parent");
+	tuner_require_arg(fcinfo, SA_CONDITION_DEFAULT, "condition_default");
+	parents = tuner_array_int4(PG_GETARG_ARRAYTYPE_P(SA_CONDITION_PARENT),
+							   "condition_parent", &n);
 	check_space_length(n, d, "condition_parent");
-	if (ARR_NDIM(PG_GETARG_ARRAYTYPE_P(43)) != 1 ||
-		ARR_ELEMTYPE(PG_GETARG_ARRAYTYPE_P(43)) != TEXTOID)
+	if (ARR_NDIM(PG_GETARG_ARRAYTYPE_P(SA_CONDITION_OP)) != 1 ||
+		ARR_ELEMTYPE(PG_GETARG_ARRAYTYPE_P(SA_CONDITION_OP)) != TEXTOID)
 		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 						errmsg("condition_op must be a one-dimensional "
 							   "text[]")));
-	deconstruct_array(PG_GETARG_ARRAYTYPE_P(43), TEXTOID, -1, false,
-					  TYPALIGN_INT, &ops, &op_nulls, &n);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(SA_CONDITION_OP), TEXTOID, -1,
+					  false, TYPALIGN_INT, &ops, &op_nulls, &n);
 	check_space_length(n, d, "condition_op");
-	if (ARR_NDIM(PG_GETARG_ARRAYTYPE_P(45)) != 1 ||
-		ARR_ELEMTYPE(PG_GETARG_ARRAYTYPE_P(45)) != FLOAT8OID)
+	if (ARR_NDIM(PG_GETARG_ARRAYTYPE_P(SA_CONDITION_DEFAULT)) != 1 ||
+		ARR_ELEMTYPE(PG_GETARG_ARRAYTYPE_P(SA_CONDITION_DEFAULT)) != FLOAT8OID)
 		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 						errmsg("condition_default must be a one-dimensional "
 							   "float8[]")));
-	deconstruct_array(PG_GETARG_ARRAYTYPE_P(45), FLOAT8OID, sizeof(float8),
-					  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &defaults,
-					  &default_nulls, &n);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(SA_CONDITION_DEFAULT), FLOAT8OID,
+					  sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &defaults, &default_nulls, &n);
 	check_space_length(n, d, "condition_default");
-	if (!PG_ARGISNULL(44) && ARR_NDIM(PG_GETARG_ARRAYTYPE_P(44)) != 0)
+	if (!PG_ARGISNULL(SA_CONDITION_VALUES) &&
+		ARR_NDIM(PG_GETARG_ARRAYTYPE_P(SA_CONDITION_VALUES)) != 0)
 	{
 		int rows;
 
-		if (ARR_NDIM(PG_GETARG_ARRAYTYPE_P(44)) != 2)
+		if (ARR_NDIM(PG_GETARG_ARRAYTYPE_P(SA_CONDITION_VALUES)) != 2)
 			ereport(ERROR,
 					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 					 errmsg("condition_values must be a two-dimensional "
 							"array"),
 					 errhint("Pass one row per parameter, NULL-padded, for "
 							 "example ARRAY[[NULL, NULL], [0, 2]].")));
-		values = tuner_array_matrix_missing(PG_GETARG_ARRAYTYPE_P(44),
-											"condition_values", &rows, &m);
+		values = tuner_array_matrix_missing(
+			PG_GETARG_ARRAYTYPE_P(SA_CONDITION_VALUES), "condition_values",
+			&rows, &m);
 		if (rows != d)
 			ereport(ERROR,
 					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -665,26 +738,30 @@ read_cluster_warm(FunctionCallInfo fcinfo, SuggestInput *input)
 	int nc = input->n_clusters;
 	int n;
 
-	if (PG_NARGS() <= 35 || PG_ARGISNULL(29) || PG_ARGISNULL(30))
+	if (PG_NARGS() <= SA_WARM_CLUSTER_MEAN ||
+		PG_ARGISNULL(SA_WARM_CLUSTER_TASKS) ||
+		PG_ARGISNULL(SA_WARM_CLUSTER_RANK))
 		return;
 	input->warm_cluster_T =
-		tuner_array_int4(PG_GETARG_ARRAYTYPE_P(29), "warm_cluster_tasks", &n);
+		tuner_array_int4(PG_GETARG_ARRAYTYPE_P(SA_WARM_CLUSTER_TASKS),
+						 "warm_cluster_tasks", &n);
 	if (n != nc)
 		goto ignore;
-	input->warm_cluster_rank =
-		tuner_array_int4(PG_GETARG_ARRAYTYPE_P(30), "warm_cluster_rank", &n);
+	input->warm_cluster_rank = tuner_array_int4(
+		PG_GETARG_ARRAYTYPE_P(SA_WARM_CLUSTER_RANK), "warm_cluster_rank", &n);
 	if (n != nc)
 		goto ignore;
-	input->warm_cluster_lengthscales = read_optional_matrix(
-		fcinfo, 31, "warm_cluster_lengthscales", nc, input->d);
-	input->warm_cluster_W =
-		read_optional_matrix(fcinfo, 32, "warm_cluster_loadings", nc, 4);
-	input->warm_cluster_v =
-		read_optional_matrix(fcinfo, 33, "warm_cluster_variance", nc, 2);
-	input->warm_cluster_noise =
-		read_optional_matrix(fcinfo, 34, "warm_cluster_noise", nc, 2);
-	input->warm_cluster_mean =
-		read_optional_matrix(fcinfo, 35, "warm_cluster_mean", nc, 2);
+	input->warm_cluster_lengthscales =
+		read_optional_matrix(fcinfo, SA_WARM_CLUSTER_LENGTHSCALES,
+							 "warm_cluster_lengthscales", nc, input->d);
+	input->warm_cluster_W = read_optional_matrix(
+		fcinfo, SA_WARM_CLUSTER_LOADINGS, "warm_cluster_loadings", nc, 4);
+	input->warm_cluster_v = read_optional_matrix(
+		fcinfo, SA_WARM_CLUSTER_VARIANCE, "warm_cluster_variance", nc, 2);
+	input->warm_cluster_noise = read_optional_matrix(
+		fcinfo, SA_WARM_CLUSTER_NOISE, "warm_cluster_noise", nc, 2);
+	input->warm_cluster_mean = read_optional_matrix(
+		fcinfo, SA_WARM_CLUSTER_MEAN, "warm_cluster_mean", nc, 2);
 	if (input->warm_cluster_lengthscales && input->warm_cluster_W &&
 		input->warm_cluster_v && input->warm_cluster_noise &&
 		input->warm_cluster_mean)
@@ -848,12 +925,11 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  * SuggestInput.aux_weights).  The task_* outputs are NULL unless an ICM
  * model chose the point.
  */
-Datum
-tuner_suggest_point(PG_FUNCTION_ARGS)
+static Datum
+suggest_compute(FunctionCallInfo fcinfo, TupleDesc tupdesc, Datum history_md5)
 {
 	MemoryContext suggestcxt;
 	MemoryContext oldcxt;
-	TupleDesc tupdesc;
 	SuggestInput input;
 	SuggestResult result;
 	TunerStatus status;
@@ -864,15 +940,9 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 	double *warm = NULL;
 	double *config;
 	double *lengthscales;
-	Datum values[SUGGEST_NATTS];
-	bool nulls[SUGGEST_NATTS];
+	Datum values[SUGGEST_NATTS + 1];
+	bool nulls[SUGGEST_NATTS + 1];
 	const char *source;
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts != SUGGEST_NATTS && tupdesc->natts != SUGGEST_NATTS_0_1)
-		elog(ERROR, "tuner._suggest_point returns %d attributes, not %d",
-			 tupdesc->natts, SUGGEST_NATTS);
 
 	suggestcxt = AllocSetContextCreate(CurrentMemoryContext, "tuner suggest",
 									   ALLOCSET_DEFAULT_SIZES);
@@ -887,11 +957,11 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 	if (space_validate(params, d, &status) != TUNER_OK)
 		tuner_report_status(&status, "suggest");
 
-	input.x_observed =
-		read_configs(fcinfo, 5, "x_observed", d, &input.n_observed);
-	if (!PG_ARGISNULL(6))
+	input.x_observed = read_configs(fcinfo, SA_X_OBSERVED, "x_observed", d,
+									&input.n_observed);
+	if (!PG_ARGISNULL(SA_Y_OBSERVED))
 	{
-		ArrayType *ya = PG_GETARG_ARRAYTYPE_P(6);
+		ArrayType *ya = PG_GETARG_ARRAYTYPE_P(SA_Y_OBSERVED);
 
 		if (ARR_NDIM(ya) != 0)
 			y_observed = tuner_array_vector(ya, "y_observed", &ny);
@@ -905,28 +975,30 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 						   input.n_observed, ny)));
 	input.y_observed = y_observed;
 	input.x_pending =
-		read_configs(fcinfo, 7, "x_pending", d, &input.n_pending);
-	input.x_other = read_configs(fcinfo, 8, "x_other", d, &input.n_other);
+		read_configs(fcinfo, SA_X_PENDING, "x_pending", d, &input.n_pending);
+	input.x_other =
+		read_configs(fcinfo, SA_X_OTHER, "x_other", d, &input.n_other);
 
-	tuner_require_arg(fcinfo, 9, "n_initial");
-	tuner_require_arg(fcinfo, 10, "design_index");
-	tuner_require_arg(fcinfo, 11, "seed");
-	tuner_require_arg(fcinfo, 12, "design_seed");
-	input.n_initial = PG_GETARG_INT32(9);
-	input.design_index = PG_GETARG_INT32(10);
+	tuner_require_arg(fcinfo, SA_N_INITIAL, "n_initial");
+	tuner_require_arg(fcinfo, SA_DESIGN_INDEX, "design_index");
+	tuner_require_arg(fcinfo, SA_SEED, "seed");
+	tuner_require_arg(fcinfo, SA_DESIGN_SEED, "design_seed");
+	input.n_initial = PG_GETARG_INT32(SA_N_INITIAL);
+	input.design_index = PG_GETARG_INT32(SA_DESIGN_INDEX);
 	if (input.n_initial < 1)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("n_initial must be at least 1")));
 	if (input.design_index < 0)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("design_index must not be negative")));
-	input.seed = (uint64_t)PG_GETARG_INT64(11);
-	input.design_seed = (uint64_t)PG_GETARG_INT64(12);
+	input.seed = (uint64_t)PG_GETARG_INT64(SA_SEED);
+	input.design_seed = (uint64_t)PG_GETARG_INT64(SA_DESIGN_SEED);
 
 	/* The warm start is used only when complete and of the right size. */
-	if (!PG_ARGISNULL(13) && !PG_ARGISNULL(14) && !PG_ARGISNULL(15))
+	if (!PG_ARGISNULL(SA_WARM_LENGTHSCALES) &&
+		!PG_ARGISNULL(SA_WARM_OUTPUTSCALE) && !PG_ARGISNULL(SA_WARM_NOISE))
 	{
-		ArrayType *wa = PG_GETARG_ARRAYTYPE_P(13);
+		ArrayType *wa = PG_GETARG_ARRAYTYPE_P(SA_WARM_LENGTHSCALES);
 		int nw = 0;
 
 		if (ARR_NDIM(wa) != 0)
@@ -934,20 +1006,20 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		if (nw == d)
 		{
 			input.warm_lengthscales = warm;
-			input.warm_outputscale = PG_GETARG_FLOAT8(14);
-			input.warm_noise = PG_GETARG_FLOAT8(15);
+			input.warm_outputscale = PG_GETARG_FLOAT8(SA_WARM_OUTPUTSCALE);
+			input.warm_noise = PG_GETARG_FLOAT8(SA_WARM_NOISE);
 			tuner_check_finite(input.warm_outputscale, "warm_outputscale");
 			tuner_check_finite(input.warm_noise, "warm_noise");
 			/* a model row from before the mean was stored has none */
-			if (PG_NARGS() > 16 && !PG_ARGISNULL(16))
+			if (PG_NARGS() > SA_WARM_MEAN && !PG_ARGISNULL(SA_WARM_MEAN))
 			{
-				input.warm_mean = PG_GETARG_FLOAT8(16);
+				input.warm_mean = PG_GETARG_FLOAT8(SA_WARM_MEAN);
 				tuner_check_finite(input.warm_mean, "warm_mean");
 			}
 		}
 	}
 
-	input.algorithm = read_algorithm(fcinfo, 17);
+	input.algorithm = read_algorithm(fcinfo, SA_ALGORITHM);
 	if (input.algorithm == SUGGEST_ALG_ICM)
 	{
 		read_icm_inputs(fcinfo, &input);
@@ -993,6 +1065,11 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		tuner_report_status(&status, "suggest");
 
 	memset(nulls, true, sizeof(nulls));
+	if (tupdesc->natts == SUGGEST_NATTS + 1)
+	{
+		values[SUGGEST_NATTS] = history_md5;
+		nulls[SUGGEST_NATTS] = false;
+	}
 	values[0] = PointerGetDatum(tuner_float8_array(result.config, d));
 	nulls[0] = false;
 	switch (result.source)
@@ -1052,6 +1129,186 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 		MemoryContextDelete(suggestcxt);
 		PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
 	}
+}
+
+/*
+ * tuner._suggest_point(kinds, ..., canonical): the positional entry point
+ * of 0.1.0 and 0.2.0, which their scripts create (and so need this
+ * symbol) before ALTER EXTENSION ... UPDATE replaces it by tuner._suggest.
+ */
+Datum
+tuner_suggest_point(PG_FUNCTION_ARGS)
+{
+	TupleDesc tupdesc;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != SUGGEST_NATTS && tupdesc->natts != SUGGEST_NATTS_0_1)
+		elog(ERROR, "tuner._suggest_point returns %d attributes, not %d",
+			 tupdesc->natts, SUGGEST_NATTS);
+	return suggest_compute(fcinfo, tupdesc, (Datum)0);
+}
+
+/* Where each input of a suggestion comes from (see tuner_suggest_from_record). */
+typedef enum SuggestArgOrigin
+{
+	FROM_SUGGESTION, /* a column of the tuner.suggestion record */
+	FROM_DATA,       /* a column of tuner._suggestion_data's row */
+	FROM_CALL        /* an argument of tuner._suggest */
+} SuggestArgOrigin;
+
+static const struct
+{
+	const char *name;
+	SuggestArgOrigin origin;
+} suggest_arg_origin[SUGGEST_NARGS] = {
+	[SA_KINDS] = {"kinds", FROM_SUGGESTION},
+	[SA_LOWS] = {"lows", FROM_SUGGESTION},
+	[SA_HIGHS] = {"highs", FROM_SUGGESTION},
+	[SA_LOG_SCALES] = {"log_scales", FROM_SUGGESTION},
+	[SA_N_CHOICES] = {"n_choices", FROM_SUGGESTION},
+	[SA_X_OBSERVED] = {"x_observed", FROM_DATA},
+	[SA_Y_OBSERVED] = {"y_observed", FROM_DATA},
+	[SA_X_PENDING] = {"x_pending", FROM_DATA},
+	[SA_X_OTHER] = {"x_other", FROM_DATA},
+	[SA_N_INITIAL] = {"n_initial", FROM_SUGGESTION},
+	[SA_DESIGN_INDEX] = {"design_index", FROM_SUGGESTION},
+	[SA_SEED] = {"seed", FROM_SUGGESTION},
+	[SA_DESIGN_SEED] = {"design_seed", FROM_SUGGESTION},
+	[SA_WARM_LENGTHSCALES] = {"warm_lengthscales", FROM_DATA},
+	[SA_WARM_OUTPUTSCALE] = {"warm_outputscale", FROM_DATA},
+	[SA_WARM_NOISE] = {"warm_noise", FROM_DATA},
+	[SA_WARM_MEAN] = {"warm_mean", FROM_DATA},
+	[SA_ALGORITHM] = {"algorithm", FROM_SUGGESTION},
+	[SA_Y_AUX] = {"y_aux", FROM_DATA},
+	[SA_ICM_RANK] = {"icm_rank", FROM_SUGGESTION},
+	[SA_WARM_TASK_LOADINGS] = {"warm_task_loadings", FROM_DATA},
+	[SA_WARM_TASK_VARIANCE] = {"warm_task_variance", FROM_DATA},
+	[SA_WARM_TASK_NOISE] = {"warm_task_noise", FROM_DATA},
+	[SA_WARM_TASK_MEAN] = {"warm_task_mean", FROM_DATA},
+	[SA_X_TRANSFER] = {"x_transfer", FROM_CALL},
+	[SA_Y_TRANSFER] = {"y_transfer", FROM_CALL},
+	[SA_CLUSTER_MEMBERS] = {"cluster_members", FROM_SUGGESTION},
+	[SA_CLUSTER_METRIC] = {"cluster_metric", FROM_SUGGESTION},
+	[SA_AUX_WEIGHTS] = {"aux_weights", FROM_SUGGESTION},
+	[SA_WARM_CLUSTER_TASKS] = {"warm_cluster_tasks", FROM_SUGGESTION},
+	[SA_WARM_CLUSTER_RANK] = {"warm_cluster_rank", FROM_SUGGESTION},
+	[SA_WARM_CLUSTER_LENGTHSCALES] = {"warm_cluster_lengthscales",
+									  FROM_SUGGESTION},
+	[SA_WARM_CLUSTER_LOADINGS] = {"warm_cluster_loadings", FROM_SUGGESTION},
+	[SA_WARM_CLUSTER_VARIANCE] = {"warm_cluster_variance", FROM_SUGGESTION},
+	[SA_WARM_CLUSTER_NOISE] = {"warm_cluster_noise", FROM_SUGGESTION},
+	[SA_WARM_CLUSTER_MEAN] = {"warm_cluster_mean", FROM_SUGGESTION},
+	[SA_X_FAILED] = {"x_failed", FROM_DATA},
+	[SA_Y_CONSTRAINT] = {"y_constraint", FROM_DATA},
+	[SA_CONSTRAINT_BOUND] = {"constraint_bound", FROM_DATA},
+	[SA_LINEAR_COEF] = {"linear_coef", FROM_DATA},
+	[SA_LINEAR_RHS] = {"linear_rhs", FROM_DATA},
+	[SA_LINEAR_STRICT] = {"linear_strict", FROM_DATA},
+	[SA_CONDITION_PARENT] = {"condition_parent", FROM_SUGGESTION},
+	[SA_CONDITION_OP] = {"condition_op", FROM_SUGGESTION},
+	[SA_CONDITION_VALUES] = {"condition_values", FROM_SUGGESTION},
+	[SA_CONDITION_DEFAULT] = {"condition_default", FROM_SUGGESTION},
+	[SA_CANONICAL] = {"canonical", FROM_SUGGESTION},
+};
+
+/*
+ * The row tuner._suggestion_data(study_id, g) reads from the study's
+ * tables: the trials' configurations as native values and their metrics,
+ * the constraints and the warm start, in the caller's memory context.
+ */
+static HeapTuple
+read_suggestion_data(Datum study_id, Datum suggestion, Oid suggestion_type,
+					 TupleDesc *tupdesc)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	Oid argtypes[2] = {INT8OID, suggestion_type};
+	Datum args[2] = {study_id, suggestion};
+	HeapTuple tuple;
+	int rc;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rc = SPI_execute_with_args("SELECT * FROM tuner._suggestion_data($1, $2)",
+							   2, argtypes, args, NULL, true, 1);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "tuner._suggestion_data returned no row (%d)", rc);
+	MemoryContextSwitchTo(callercxt);
+	tuple = heap_copytuple(SPI_tuptable->vals[0]);
+	*tupdesc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+	SPI_finish();
+	return tuple;
+}
+
+/*
+ * tuner._suggest(study_id, g tuner.suggestion, x_transfer, y_transfer):
+ * one suggestion of a study from the record of what it is computed from
+ * (the space, the trials by id, seeds, the algorithm and design length
+ * tuner._plan_suggestion chose, warm starts, conditions).  What the
+ * record names is read over SPI (tuner._suggestion_data), so that
+ * tuner.suggest_next and tuner.replay_suggestion compute from one
+ * definition; earlier studies' trials (x_transfer, y_transfer) are not
+ * recorded and come with the call.  Returns a tuner.suggest_result.
+ */
+Datum
+tuner_suggest_from_record(PG_FUNCTION_ARGS)
+{
+	TupleDesc tupdesc;
+	TupleDesc datadesc;
+	HeapTupleHeader suggestion;
+	HeapTuple data;
+	Datum history_md5;
+	bool isnull;
+	int i;
+
+	LOCAL_FCINFO(inputs, SUGGEST_NARGS);
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE ||
+		tupdesc->natts != SUGGEST_NATTS + 1)
+		elog(ERROR, "tuner._suggest must return tuner.suggest_result");
+	tuner_require_arg(fcinfo, 0, "study_id");
+	tuner_require_arg(fcinfo, 1, "suggestion");
+	suggestion = PG_GETARG_HEAPTUPLEHEADER(1);
+	data = read_suggestion_data(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1),
+								get_fn_expr_argtype(fcinfo->flinfo, 1),
+								&datadesc);
+
+	InitFunctionCallInfoData(*inputs, NULL, SUGGEST_NARGS, InvalidOid, NULL,
+							 NULL);
+	for (i = 0; i < SUGGEST_NARGS; i++)
+	{
+		const char *name = suggest_arg_origin[i].name;
+		NullableDatum *arg = &inputs->args[i];
+
+		switch (suggest_arg_origin[i].origin)
+		{
+			case FROM_SUGGESTION:
+				arg->value =
+					GetAttributeByName(suggestion, name, &arg->isnull);
+				break;
+			case FROM_DATA:
+			{
+				int attno = SPI_fnumber(datadesc, name);
+
+				if (attno <= 0)
+					elog(ERROR, "tuner.suggestion_data has no column %s",
+						 name);
+				arg->value = heap_getattr(data, attno, datadesc, &arg->isnull);
+			}
+			break;
+			case FROM_CALL:
+				arg->isnull = PG_ARGISNULL(i == SA_X_TRANSFER ? 2 : 3);
+				arg->value = arg->isnull
+								 ? (Datum)0
+								 : PG_GETARG_DATUM(i == SA_X_TRANSFER ? 2 : 3);
+				break;
+		}
+	}
+	history_md5 = heap_getattr(data, SPI_fnumber(datadesc, "history_md5"),
+							   datadesc, &isnull);
+	if (isnull)
+		elog(ERROR, "tuner._suggestion_data gave no history_md5");
+	return suggest_compute(inputs, tupdesc, history_md5);
 }
 
 /*

@@ -4,93 +4,154 @@
  *	  from what it was computed from (tuner.replay_suggestion).
  */
 
-CREATE OR REPLACE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
-									 log_scales bool[], n_choices int[],
-									 x_observed float8[], y_observed float8[],
-									 x_pending float8[], x_other float8[],
-									 n_initial int, design_index int,
-									 seed bigint, design_seed bigint,
-									 warm_lengthscales float8[],
-									 warm_outputscale float8,
-									 warm_noise float8,
-									 warm_mean float8 DEFAULT NULL,
-									 algorithm text DEFAULT 'gp-ei',
-									 y_aux float8[] DEFAULT NULL,
-									 icm_rank int DEFAULT NULL,
-									 warm_task_loadings float8[] DEFAULT NULL,
-									 warm_task_variance float8[] DEFAULT NULL,
-									 warm_task_noise float8[] DEFAULT NULL,
-									 warm_task_mean float8[] DEFAULT NULL,
-									 x_transfer float8[] DEFAULT NULL,
-									 y_transfer float8[] DEFAULT NULL,
-									 cluster_members int[] DEFAULT NULL,
-									 cluster_metric int[] DEFAULT NULL,
-									 aux_weights float8[] DEFAULT NULL,
-									 warm_cluster_tasks int[] DEFAULT NULL,
-									 warm_cluster_rank int[] DEFAULT NULL,
-									 warm_cluster_lengthscales float8[] DEFAULT NULL,
-									 warm_cluster_loadings float8[] DEFAULT NULL,
-									 warm_cluster_variance float8[] DEFAULT NULL,
-									 warm_cluster_noise float8[] DEFAULT NULL,
-									 warm_cluster_mean float8[] DEFAULT NULL,
-									 x_failed float8[] DEFAULT NULL,
-									 y_constraint float8[] DEFAULT NULL,
-									 constraint_bound float8[] DEFAULT NULL,
-									 linear_coef float8[] DEFAULT NULL,
-									 linear_rhs float8[] DEFAULT NULL,
-									 linear_strict bool[] DEFAULT NULL,
-									 condition_parent int[] DEFAULT NULL,
-									 condition_op text[] DEFAULT NULL,
-									 condition_values float8[] DEFAULT NULL,
-									 condition_default float8[] DEFAULT NULL,
-									 canonical bool DEFAULT true,
-									 OUT config float8[], OUT source text,
-									 OUT predicted_mean float8,
-									 OUT predicted_sd float8,
-									 OUT acquisition float8,
-									 OUT lengthscales float8[],
-									 OUT outputscale float8, OUT noise float8,
-									 OUT log_likelihood float8,
-									 OUT mean float8,
-									 OUT fit_ms float8,
-									 OUT tasks_used int[],
-									 OUT rank int,
-									 OUT kronecker bool,
-									 OUT task_loadings float8[],
-									 OUT task_variance float8[],
-									 OUT task_covariance float8[],
-									 OUT task_correlation float8[],
-									 OUT task_noise float8[],
-									 OUT task_mean float8[],
-									 OUT cluster_used int[],
-									 OUT cluster_tasks int[],
-									 OUT cluster_lengthscales float8[],
-									 OUT cluster_task_covariance float8[],
-									 OUT cluster_task_correlation float8[],
-									 OUT cluster_task_noise float8[],
-									 OUT cluster_task_mean float8[],
-									 OUT cluster_log_likelihood float8[],
-									 OUT cluster_kronecker int[],
-									 OUT cluster_rank int[],
-									 OUT cluster_task_loadings float8[],
-									 OUT cluster_task_variance float8[],
-									 OUT feasibility float8,
-									 OUT constraint_n int[],
-									 OUT constraint_lengthscales float8[],
-									 OUT constraint_outputscale float8[],
-									 OUT constraint_noise float8[],
-									 OUT constraint_mean float8[],
-									 OUT constraint_log_likelihood float8[],
-									 OUT constraint_y_mean float8[],
-									 OUT constraint_y_sd float8[],
-									 OUT constraint_bound_std float8[],
-									 OUT constraint_trend_intercept float8[],
-									 OUT constraint_trend_slopes float8[],
-									 OUT constraint_calibration_threshold float8[],
-									 OUT constraint_calibration_spread float8[])
-RETURNS record
-AS 'MODULE_PATHNAME', 'tuner_suggest_point'
+-- What one suggestion computed: the configuration (native values), where
+-- it came from (design, model, random), the model's prediction there, and
+-- the fitted models (the GP or ICM model; clustered-icm's cluster fits;
+-- the failure model and each outcome constraint's), which
+-- tuner._store_models keeps; history_md5 identifies the values it saw.
+CREATE TYPE tuner.suggest_result AS (
+	config float8[], source text,
+	predicted_mean float8, predicted_sd float8, acquisition float8,
+	lengthscales float8[], outputscale float8, noise float8,
+	log_likelihood float8, mean float8, fit_ms float8,
+	tasks_used int[], rank int, kronecker bool,
+	task_loadings float8[], task_variance float8[], task_covariance float8[],
+	task_correlation float8[], task_noise float8[], task_mean float8[],
+	cluster_used int[], cluster_tasks int[], cluster_lengthscales float8[],
+	cluster_task_covariance float8[], cluster_task_correlation float8[],
+	cluster_task_noise float8[], cluster_task_mean float8[],
+	cluster_log_likelihood float8[], cluster_kronecker int[], cluster_rank int[],
+	cluster_task_loadings float8[], cluster_task_variance float8[],
+	feasibility float8,
+	constraint_n int[], constraint_lengthscales float8[],
+	constraint_outputscale float8[], constraint_noise float8[],
+	constraint_mean float8[], constraint_log_likelihood float8[],
+	constraint_y_mean float8[], constraint_y_sd float8[],
+	constraint_bound_std float8[], constraint_trend_intercept float8[],
+	constraint_trend_slopes float8[], constraint_calibration_threshold float8[],
+	constraint_calibration_spread float8[],
+	history_md5 text);
+
+-- What a suggestion record (tuner.suggestion) names, read from the
+-- study's tables by tuner._suggestion_data: the trials' configurations as
+-- native values (src/core/space.h) and their values (objective values
+-- minimised: times the record's sign, or its ParEGO scalarization), the
+-- outcome constraints in their <= form, the parameter constraints and the
+-- warm start.
+CREATE TYPE tuner.suggestion_data AS (
+	x_observed float8[], y_observed float8[], y_aux float8[],
+	x_pending float8[], x_other float8[], x_failed float8[],
+	y_constraint float8[], constraint_bound float8[],
+	linear_coef float8[], linear_rhs float8[], linear_strict bool[],
+	warm_lengthscales float8[], warm_outputscale float8, warm_noise float8,
+	warm_mean float8, warm_task_loadings float8[], warm_task_variance float8[],
+	warm_task_noise float8[], warm_task_mean float8[],
+	history_md5 text);
+
+-- The policy's answer for the next suggestion (src/core/suggest_policy.h):
+-- the model code to run, the design length, and whether the model learns
+-- from the auxiliary metrics and from earlier studies.
+CREATE TYPE tuner.suggest_plan AS (
+	algorithm text, n_initial int, use_aux bool, use_transfer bool);
+
+-- One suggestion computed from its record (src/pg/suggest_glue.c): the
+-- record's space, trials, seeds, algorithm, design length, warm starts
+-- and conditions; the data it names comes from tuner._suggestion_data.
+-- Earlier studies' trials are not recorded and come with the call.
+CREATE OR REPLACE FUNCTION tuner._suggest(study_id bigint, g tuner.suggestion,
+								x_transfer float8[] DEFAULT NULL,
+								y_transfer float8[] DEFAULT NULL)
+RETURNS tuner.suggest_result
+AS 'MODULE_PATHNAME', 'tuner_suggest_from_record'
+LANGUAGE C STABLE;
+
+CREATE OR REPLACE FUNCTION tuner._suggest_plan(study_algorithm text, sapphire_phase text,
+									sapphire_model text, d int, n_initial int,
+									n_aux int, n_transfer int, n_clusters int,
+									n_observed int, n_failed int)
+RETURNS tuner.suggest_plan
+AS 'MODULE_PATHNAME', 'tuner_suggest_plan'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- The data a suggestion record names, as tuner._suggest reads it (see
+-- tuner.suggestion_data).  Trials are read by id, in the record's order;
+-- its other trials split into failed ones (the failure model learns from
+-- them) and the rest (only kept from being suggested again).
+CREATE OR REPLACE FUNCTION tuner._suggestion_data(study_id bigint, g tuner.suggestion)
+RETURNS tuner.suggestion_data
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	r tuner.suggestion_data;
+	w tuner.model;
+	v_failed bigint[];
+	v_other bigint[];
+	v_con_ids bigint[];
+	v_con_signs float8[];
+	p_study_id bigint := $1;
+BEGIN
+	r.x_observed := tuner._native_rows(p_study_id, g.observed, g.parameters);
+	IF g.objective_metrics IS NOT NULL THEN
+		IF pg_catalog.cardinality(g.observed) > 0 THEN
+			r.y_observed := tuner._parego_scalarize(
+				tuner._objective_matrix(g.observed, g.objective_metrics, g.objective_signs), g.seed);
+		END IF;
+	ELSE
+		SELECT pg_catalog.array_agg(g.sign * ob.value ORDER BY o.k) INTO r.y_observed
+		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k)
+		  JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric;
+	END IF;
+	IF g.aux_metrics IS NOT NULL THEN
+		SELECT pg_catalog.array_agg(ARRAY(
+					SELECT ax.value
+					  FROM pg_catalog.unnest(g.aux_metrics) WITH ORDINALITY AS a(id, j)
+					  LEFT JOIN tuner.observation ax ON ax.trial_id = o.id AND ax.metric_id = a.id
+					 ORDER BY a.j) ORDER BY o.k)
+		  INTO r.y_aux
+		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k);
+	END IF;
+	r.history_md5 := tuner._history_md5(r.y_observed, r.y_aux);
+	r.x_pending := tuner._native_rows(p_study_id, g.pending, g.parameters);
+	SELECT pg_catalog.array_agg(o.id ORDER BY o.k) FILTER (WHERE x.state = 'failed'),
+		   pg_catalog.array_agg(o.id ORDER BY o.k) FILTER (WHERE x.state <> 'failed')
+	  INTO v_failed, v_other
+	  FROM pg_catalog.unnest(g.other) WITH ORDINALITY AS o(id, k)
+	  JOIN tuner.trial x ON x.id = o.id;
+	r.x_other := tuner._native_rows(p_study_id, v_other, g.parameters);
+	r.x_failed := tuner._native_rows(p_study_id, v_failed, g.parameters);
+	-- bounded constraint metrics in their <= form (a maximized one negated)
+	SELECT pg_catalog.array_agg(m.id ORDER BY m.id),
+		   pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -1 ELSE 1 END ORDER BY m.id),
+		   pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -m.bound ELSE m.bound END ORDER BY m.id)
+	  INTO v_con_ids, v_con_signs, r.constraint_bound
+	  FROM tuner.metric m
+	 WHERE m.study_id = p_study_id AND m.role = 'constraint' AND m.bound IS NOT NULL;
+	IF v_con_ids IS NOT NULL THEN
+		SELECT pg_catalog.array_agg(ARRAY(
+					SELECT c.sign * cx.value
+					  FROM ROWS FROM (pg_catalog.unnest(v_con_ids), pg_catalog.unnest(v_con_signs)) WITH ORDINALITY AS c(id, sign, j)
+					  LEFT JOIN tuner.observation cx ON cx.trial_id = o.id AND cx.metric_id = c.id
+					 ORDER BY c.j) ORDER BY o.k)
+		  INTO r.y_constraint
+		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k);
+	END IF;
+	SELECT l.lin_coef, l.lin_rhs, l.lin_strict
+	  INTO r.linear_coef, r.linear_rhs, r.linear_strict
+	  FROM tuner._linear_constraints(p_study_id) l;
+	IF g.warm_model IS NOT NULL THEN
+		SELECT * INTO w FROM tuner.model m WHERE m.id = g.warm_model;
+		r.warm_lengthscales := w.lengthscales;
+		r.warm_outputscale := w.outputscale;
+		r.warm_noise := w.noise;
+		r.warm_mean := w.mean;
+		r.warm_task_loadings := w.task_loadings;
+		r.warm_task_variance := w.task_variance;
+		r.warm_task_noise := w.task_noise;
+		r.warm_task_mean := w.task_mean;
+	END IF;
+	RETURN r;
+END;
+$$;
 
 -- Native configurations (rows) in the model's unit cube (src/core/space.h).
 CREATE OR REPLACE FUNCTION tuner._unit_points(kinds int[], lows float8[], highs float8[],
@@ -191,55 +252,18 @@ CREATE OR REPLACE FUNCTION tuner.suggest_next(study text)
 RETURNS jsonb
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
 	s tuner.study;
 	sp record;
-	h record;
-	w record;
-	r record;
-	d int;
+	plan record;
+	g tuner.suggestion;
+	r tuner.suggest_result;
 	v_number int;
 	v_seed bigint;
-	v_sign float8;
-	v_n_initial int;
 	v_params jsonb;
 	v_trial bigint;
-	v_objective_id bigint;
-	v_icm bool;
-	v_aux_ids bigint[] := '{}';
-	v_aux_names text[] := '{}';
-	v_tasks text[];
-	v_sources text[] := '{}';
-	v_source_tasks text[] := '{}';
-	v_x_transfer float8[];
-	v_y_transfer float8[];
-	v_algorithm text;
-	v_cluster_members int[];
-	v_cluster_metric int[];
-	v_cluster_names text[];
-	v_joint float8;
-	v_aux_weights float8[];
-	c int;
-	wm tuner.model;
-	v_wc_tasks int[] := '{}';
-	v_wc_rank int[] := '{}';
-	v_wc_ls float8[] := '{}';
-	v_wc_w float8[] := '{}';
-	v_wc_v float8[] := '{}';
-	v_wc_noise float8[] := '{}';
-	v_wc_mean float8[] := '{}';
 	v_sapphire jsonb;
 	v_queued tuner.trial;
-	v_con_ids bigint[] := '{}';
-	v_con_names text[] := '{}';
-	v_con_signs float8[] := '{}';
-	v_con_bounds float8[] := '{}';
-	v_lin record;
-	v_mo_ids bigint[];
-	v_mo_signs float8[];
-	v_mo_weights float8[];
-	v_cond record;
 	p_study text := $1;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
@@ -248,7 +272,7 @@ BEGIN
 	-- Nor are trials whose lease expired (and their retries come first).
 	PERFORM tuner.reap(p_study);
 	-- Serialize concurrent suggestions for this study.
-	SELECT * INTO s FROM tuner.study WHERE tuner.study.name = p_study FOR NO KEY UPDATE;
+	SELECT * INTO s FROM tuner.study x WHERE x.name = p_study FOR NO KEY UPDATE;
 	IF NOT FOUND THEN
 		s := tuner._find_study(p_study);	-- raises the error
 	END IF;
@@ -260,8 +284,8 @@ BEGIN
 	 WHERE t.study_id = s.id AND t.state = 'queued' ORDER BY t.number LIMIT 1
 	   FOR NO KEY UPDATE SKIP LOCKED;
 	IF FOUND THEN
-		UPDATE tuner.trial SET state = 'running', started_at = pg_catalog.now()
-		 WHERE id = v_queued.id;
+		UPDATE tuner.trial t SET state = 'running', started_at = pg_catalog.now()
+		 WHERE t.id = v_queued.id;
 		RETURN pg_catalog.jsonb_build_object('trial', v_queued.id, 'params', v_queued.config);
 	END IF;
 
@@ -272,16 +296,13 @@ BEGIN
 	END IF;
 
 	sp := tuner._space(s.id);
-	d := COALESCE(pg_catalog.cardinality(sp.names), 0);
-	IF d = 0 THEN
+	IF COALESCE(pg_catalog.cardinality(sp.names), 0) = 0 THEN
 		RAISE EXCEPTION 'study "%" has no parameters', s.name
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  HINT = 'Add parameters with tuner.add_parameter().';
 	END IF;
-	v_cond := tuner._space_conditions(s.id, sp.names);
-
-	SELECT COALESCE(pg_catalog.max(number), 0) + 1 INTO v_number
-	  FROM tuner.trial WHERE study_id = s.id;
+	SELECT COALESCE(pg_catalog.max(t.number), 0) + 1 INTO v_number
+	  FROM tuner.trial t WHERE t.study_id = s.id;
 	v_seed := pg_catalog.hashint8extended(v_number, s.seed);
 
 	-- Trial 1 measures the defaults when every parameter has one.
@@ -294,19 +315,74 @@ BEGIN
 		RETURN pg_catalog.jsonb_build_object('trial', v_trial, 'params', sp.default_config);
 	END IF;
 
-	v_sign := CASE s.direction WHEN 'maximize' THEN -1 ELSE 1 END;
+	-- What the suggestion is computed from, and the suggestion (src/core).
+	plan := tuner._plan_suggestion(s, v_seed, v_sapphire);
+	g := plan.g;
+	r := tuner._suggest(s.id, g, plan.x_transfer, plan.y_transfer);
+	v_params := tuner._suggested_config(s, r.config);
 
-	-- The history as native values (see src/core/space.h), in trial order.
-	-- The objective is joined per trial by (trial, metric) key: a separate
-	-- aggregate joined afterwards was planned as a nested loop over all
-	-- trials for each trial (50 ms at 100 trials).
-	SELECT m.id INTO v_objective_id
-	  FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective;
-	-- Several objectives: the model fits a ParEGO scalarization of them
-	-- (the multi-objective section at the end of this file).
+	BEGIN
+		INSERT INTO tuner.trial (study_id, number, config, state, source,
+								 predicted_mean, predicted_sd, acquisition,
+								 seed, started_at)
+		VALUES (s.id, v_number, v_params, 'running', r.source,
+				-- (several objectives: a scalarization's, in no unit)
+				CASE WHEN g.objective_metrics IS NULL THEN g.sign * r.predicted_mean END,
+				CASE WHEN g.objective_metrics IS NULL THEN r.predicted_sd END, r.acquisition,
+				v_seed, pg_catalog.now())
+		RETURNING id INTO v_trial;
+	EXCEPTION WHEN unique_violation THEN
+		RAISE EXCEPTION 'trial number % of study "%" was taken by a concurrent transaction', v_number, s.name
+			USING ERRCODE = 'serialization_failure',
+				  HINT = 'Retry the call; under READ COMMITTED concurrent callers wait for each other instead.';
+	END;
+
+	-- Everything the suggestion was computed from, for replay_suggestion,
+	-- and the models it fitted.
+	g.trial_id := v_trial;
+	g.history_md5 := r.history_md5;
+	PERFORM tuner._suggestion_insert(g);
+	PERFORM tuner._widen_soft_bounds(s, v_trial);
+	PERFORM tuner._store_models(s, g, r, plan.n_observed, plan.tasks,
+								plan.cluster_names, plan.constraint_names);
+
+	RETURN pg_catalog.jsonb_build_object('trial', v_trial, 'params', v_params);
+END;
+$$;
+
+-- Everything the next suggestion of a study is computed from, as its
+-- record (tuner.suggestion, without trial_id and history_md5, which
+-- tuner.suggest_next adds): the space and its conditions, the trials by
+-- id, seeds, the plan of src/core/suggest_policy.c (algorithm and design
+-- length), the warm starts; and what is not recorded: earlier studies'
+-- trials, the names the stored models need and the count of observed
+-- trials.  Raises the study's errors a suggestion cannot be made with.
+CREATE OR REPLACE FUNCTION tuner._plan_suggestion(s tuner.study, seed bigint, sapphire jsonb,
+									   OUT g tuner.suggestion,
+									   OUT x_transfer float8[], OUT y_transfer float8[],
+									   OUT n_observed int, OUT tasks text[],
+									   OUT cluster_names text[], OUT constraint_names text[])
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_variable
+DECLARE
+	sp record;
+	v_cond record;
+	v_trials record;
+	plan tuner.suggest_plan;
+	v_mo_ids bigint[];
+	v_mo_signs float8[];
+	v_aux_ids bigint[];
+	v_aux_names text[];
+	v_source_tasks text[];
+	v_joint float8;
+	p_seed bigint := $2;
+BEGIN
+	sp := tuner._space(s.id);
+	v_cond := tuner._space_conditions(s.id, sp.names);
+	-- Several objectives: the model fits a ParEGO scalarization of them.
 	IF tuner._is_multiobjective(s.id) THEN
-		SELECT pg_catalog.array_agg(o.id ORDER BY o.ordinal),
-			   pg_catalog.array_agg(o.sign ORDER BY o.ordinal)
+		SELECT pg_catalog.array_agg(o.id ORDER BY o.ordinal), pg_catalog.array_agg(o.sign ORDER BY o.ordinal)
 		  INTO v_mo_ids, v_mo_signs
 		  FROM tuner._objectives(s.id) o;
 		IF s.algorithm NOT IN ('gp-ei', 'random') THEN
@@ -322,28 +398,11 @@ BEGIN
 					  DETAIL = 'transfer_from brings one objective per earlier study.';
 		END IF;
 	END IF;
-	-- The multi-task model learns from the declared auxiliary metrics too:
-	-- one row of them per observed trial, NULL where a trial lacks one.
-	IF s.algorithm IN ('icm', 'clustered-icm')
-	   OR (s.algorithm = 'sapphire' AND v_sapphire ->> 'model' = 'icm' AND v_sapphire ->> 'phase' = 'model') THEN
-		SELECT COALESCE(pg_catalog.array_agg(m.id ORDER BY m.id), '{}'),
-			   COALESCE(pg_catalog.array_agg(m.name ORDER BY m.id), '{}')
-		  INTO v_aux_ids, v_aux_names
-		  FROM tuner.metric m WHERE m.study_id = s.id AND m.role = 'auxiliary';
-	END IF;
-	-- Earlier studies' trials join the model as tasks of their own (also
-	-- under gp-ei: then the objective and theirs only).
-	IF s.settings ? 'transfer_from' AND s.algorithm IN ('icm', 'gp-ei') THEN
-		v_sources := ARRAY(SELECT pg_catalog.jsonb_array_elements_text(s.settings -> 'transfer_from'));
-		SELECT pg_catalog.array_agg(tr.x), pg_catalog.array_agg(tr.y)
-		  INTO v_x_transfer, v_y_transfer
-		  FROM tuner._transfer_rows(s.id, v_sources) tr;
-		v_source_tasks := ARRAY(
-			SELECT COALESCE(st.name || '.' || st.objective, o.name)
-			  FROM pg_catalog.unnest(v_sources) WITH ORDINALITY AS o(name, k)
-			  LEFT JOIN tuner.study st ON st.name = o.name
-			 ORDER BY o.k);
-	END IF;
+	v_trials := tuner._suggestion_trials(s, v_mo_ids);
+	n_observed := v_trials.n_observed;
+	SELECT COALESCE(pg_catalog.array_agg(m.id ORDER BY m.id), '{}'), COALESCE(pg_catalog.array_agg(m.name ORDER BY m.id), '{}')
+	  INTO v_aux_ids, v_aux_names
+	  FROM tuner.metric m WHERE m.study_id = s.id AND m.role = 'auxiliary';
 	-- clustered-icm: one row of 0/1 per auxiliary metric with a cluster,
 	-- and that metric's column among the auxiliary metrics.
 	IF s.algorithm = 'clustered-icm' THEN
@@ -351,235 +410,240 @@ BEGIN
 					SELECT CASE WHEN p.name = ANY (m.cluster) THEN 1 ELSE 0 END
 					  FROM tuner.parameter p WHERE p.study_id = s.id AND p.enabled
 					 ORDER BY p.position) ORDER BY a.k),
-			   pg_catalog.array_agg((a.k - 1)::int ORDER BY a.k),
-			   pg_catalog.array_agg(m.name ORDER BY a.k)
-		  INTO v_cluster_members, v_cluster_metric, v_cluster_names
+			   pg_catalog.array_agg((a.k - 1)::int ORDER BY a.k), pg_catalog.array_agg(m.name ORDER BY a.k)
+		  INTO g.cluster_members, g.cluster_metric, cluster_names
 		  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
 		  JOIN tuner.metric m ON m.id = a.id
 		 WHERE m.cluster IS NOT NULL
 		   AND EXISTS (SELECT 1 FROM tuner.parameter p
 						WHERE p.study_id = s.id AND p.enabled AND p.name = ANY (m.cluster));
 	END IF;
-	v_icm := pg_catalog.cardinality(v_aux_ids) > 0 OR v_x_transfer IS NOT NULL;
-	-- What the core runs: clustered-icm without clusters is icm, icm
-	-- without anything to learn from besides the objective is gp-ei.
-	v_algorithm := CASE
-		WHEN s.algorithm = 'sapphire' THEN CASE WHEN v_icm THEN 'icm' ELSE 'gp-ei' END
-		WHEN s.algorithm = 'clustered-icm' AND v_cluster_members IS NOT NULL THEN 'clustered-icm'
-		WHEN v_icm THEN 'icm'
-		WHEN s.algorithm IN ('icm', 'clustered-icm') THEN 'gp-ei'
-		ELSE s.algorithm END;
-	v_icm := v_algorithm = 'icm';
+	-- Earlier studies' trials join the model as tasks of their own, when
+	-- the policy learns from them.
+	plan := tuner._suggest_plan(s.algorithm, sapphire ->> 'phase', sapphire ->> 'model',
+								pg_catalog.cardinality(sp.names), 0, 0, 1, 0, 0, 0);
+	IF s.settings ? 'transfer_from' AND plan.use_transfer THEN
+		SELECT pg_catalog.array_agg(tr.x), pg_catalog.array_agg(tr.y)
+		  INTO x_transfer, y_transfer
+		  FROM tuner._transfer_rows(s.id, ARRAY(SELECT pg_catalog.jsonb_array_elements_text(s.settings -> 'transfer_from'))) tr;
+		v_source_tasks := ARRAY(
+			SELECT COALESCE(st.name || '.' || st.objective, o.name)
+			  FROM pg_catalog.jsonb_array_elements_text(s.settings -> 'transfer_from') WITH ORDINALITY AS o(name, k)
+			  LEFT JOIN tuner.study st ON st.name = o.name
+			 ORDER BY o.k);
+	END IF;
+	plan := tuner._suggest_plan(s.algorithm, sapphire ->> 'phase', sapphire ->> 'model',
+								pg_catalog.cardinality(sp.names),
+								COALESCE((s.settings ->> 'n_initial')::int, 0),
+								pg_catalog.cardinality(v_aux_ids),
+								COALESCE(pg_catalog.array_length(x_transfer, 1), 0),
+								COALESCE(pg_catalog.cardinality(g.cluster_metric), 0),
+								n_observed, v_trials.n_failed);
+	IF NOT plan.use_aux THEN
+		v_aux_ids := '{}';
+		v_aux_names := '{}';
+	END IF;
+	IF NOT plan.use_transfer THEN
+		x_transfer := NULL;
+		y_transfer := NULL;
+	END IF;
 	-- icm's joint target: each auxiliary metric's signed weight, +w to
 	-- minimize, -w to maximize, 0 (model only) without a direction.
 	v_joint := COALESCE((s.settings ->> 'icm_joint')::float8, 0);
-	IF v_icm AND s.algorithm = 'icm' AND v_joint > 0 THEN
-		SELECT pg_catalog.array_agg(CASE m.direction WHEN 'minimize' THEN v_joint
-									WHEN 'maximize' THEN -v_joint ELSE 0 END ORDER BY a.k)
-		  INTO v_aux_weights
-		  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
-		  JOIN tuner.metric m ON m.id = a.id;
-	END IF;
-	-- Outcome constraints (issue 10): each bounded constraint metric in
-	-- its <= form (a maximized one negated).
-	SELECT COALESCE(pg_catalog.array_agg(m.id ORDER BY m.id), '{}'),
-		   COALESCE(pg_catalog.array_agg(m.name ORDER BY m.id), '{}'),
-		   COALESCE(pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -1 ELSE 1 END ORDER BY m.id), '{}'),
-		   COALESCE(pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -m.bound ELSE m.bound END ORDER BY m.id), '{}')
-	  INTO v_con_ids, v_con_names, v_con_signs, v_con_bounds
-	  FROM tuner.metric m
-	 WHERE m.study_id = s.id AND m.role = 'constraint' AND m.bound IS NOT NULL;
-	SELECT * INTO v_lin FROM tuner._linear_constraints(s.id);
-	WITH p AS MATERIALIZED (
-		SELECT position, name, kind, choices
-		  FROM tuner.parameter WHERE study_id = s.id AND enabled
-	), native AS MATERIALIZED (
-		SELECT t.id, t.number, t.state, ob.value,
-			   CASE WHEN pg_catalog.cardinality(v_con_ids) > 0 AND t.state IN ('complete', 'pruned') THEN ARRAY(
-					SELECT c.sign * cx.value
-					  FROM ROWS FROM (pg_catalog.unnest(v_con_ids), pg_catalog.unnest(v_con_signs)) WITH ORDINALITY AS c(id, sign, k)
-					  LEFT JOIN tuner.observation cx
-						ON cx.trial_id = t.id AND cx.metric_id = c.id
-					 ORDER BY c.k) END AS cons,
-			   CASE WHEN pg_catalog.cardinality(v_aux_ids) > 0 AND t.state IN ('complete', 'pruned') THEN ARRAY(
-					SELECT ax.value
-					  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
-					  LEFT JOIN tuner.observation ax
-						ON ax.trial_id = t.id AND ax.metric_id = a.id
-					 ORDER BY a.k) END AS aux,
-			   -- One jsonb_each per trial: the config of a study with many
-			   -- parameters is stored compressed, and a t.config -> p.name
-			   -- per parameter decompressed it again each time (200
-			   -- parameters, 250 trials: 220 ms a suggestion, 45 ms this
-			   -- way).  A subquery per trial rather than a join grouped by
-			   -- trial: no sort of every (trial, parameter) pair (4000
-			   -- trials: 64 ms -> 37 ms).
-			   ARRAY(SELECT CASE p.kind
-							WHEN 'bool' THEN CASE WHEN e.value::bool THEN 1 ELSE 0 END
-							WHEN 'categorical' THEN pg_catalog.array_position(p.choices, e.value #>> '{}') - 1
-							ELSE e.value::float8 END
-					   FROM p LEFT JOIN pg_catalog.jsonb_each(t.config) e ON e.key = p.name
-					  ORDER BY p.position) AS x
-		  FROM tuner.trial t
-		  LEFT JOIN tuner.observation ob
-			ON ob.trial_id = t.id AND ob.metric_id = v_objective_id
-			   AND t.state IN ('complete', 'pruned')
-			   -- several objectives: observed only with all of them
-			   AND (v_mo_ids IS NULL
-					OR (SELECT pg_catalog.count(*) FROM tuner.observation mo
-						 WHERE mo.trial_id = t.id AND mo.metric_id = ANY (v_mo_ids))
-					   = pg_catalog.cardinality(v_mo_ids))
-		 WHERE t.study_id = s.id
-	)
-	-- (a pruned trial counts with the last value it reported, pruning.sql)
-	SELECT pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL) AS x_observed,
-		   pg_catalog.array_agg(v_sign * n.value ORDER BY n.number) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL) AS y_observed,
-		   pg_catalog.array_agg(n.aux ORDER BY n.number) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL AND n.aux IS NOT NULL) AS y_aux,
-		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS x_pending,
-		   pg_catalog.array_agg(n.cons ORDER BY n.number) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL AND n.cons IS NOT NULL) AS y_constraint,
-		   -- failed trials feed the feasibility model (src/core/feasibility.h)
-		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'failed') AS x_failed,
-		   pg_catalog.array_agg(n.x ORDER BY n.number) FILTER (WHERE n.state = 'interrupted'
-																 OR (n.state IN ('complete', 'pruned') AND n.value IS NULL)) AS x_other,
-		   pg_catalog.count(*) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL) AS n_observed,
-		   pg_catalog.count(*) FILTER (WHERE n.state = 'failed') AS n_failed,
-		   -- the trials behind each array, for tuner.replay_suggestion
-		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state IN ('complete', 'pruned') AND n.value IS NOT NULL) AS id_observed,
-		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state IN ('running', 'queued')) AS id_pending,
-		   pg_catalog.array_agg(n.id ORDER BY n.number) FILTER (WHERE n.state IN ('failed', 'interrupted')
-																 OR (n.state IN ('complete', 'pruned') AND n.value IS NULL)) AS id_other
-	  INTO h
-	  FROM native n;
-	-- Several objectives: the GP sees this suggestion's random augmented
-	-- Chebyshev scalarization of them, weights drawn from its seed.
-	IF v_mo_ids IS NOT NULL THEN
-		v_mo_weights := tuner._parego_weights(pg_catalog.cardinality(v_mo_ids), v_seed);
-		IF h.id_observed IS NOT NULL THEN
-			h.y_observed := tuner._parego_scalarize(
-				tuner._objective_matrix(h.id_observed, v_mo_ids, v_mo_signs), v_seed);
+	IF plan.use_aux AND n_observed > 0 THEN
+		g.aux_metrics := CASE WHEN plan.algorithm IN ('icm', 'clustered-icm') THEN v_aux_ids END;
+		IF plan.algorithm = 'icm' AND s.algorithm = 'icm' AND v_joint > 0 THEN
+			SELECT pg_catalog.array_agg(CASE m.direction WHEN 'minimize' THEN v_joint
+										WHEN 'maximize' THEN -v_joint ELSE 0 END ORDER BY a.k)
+			  INTO g.aux_weights
+			  FROM pg_catalog.unnest(v_aux_ids) WITH ORDINALITY AS a(id, k)
+			  JOIN tuner.metric m ON m.id = a.id;
 		END IF;
 	END IF;
-	-- No trial has reported yet: nothing to cluster, the design comes first.
-	IF v_algorithm = 'clustered-icm' AND h.y_aux IS NULL THEN
-		v_algorithm := 'gp-ei';
-	END IF;
+	constraint_names := tuner._check_constraints_reported(s, n_observed, plan.n_initial);
+	tasks := ARRAY[CASE WHEN v_mo_ids IS NULL THEN s.objective ELSE 'parego' END] || v_aux_names
+			 || COALESCE(v_source_tasks, '{}');
 
-	-- Warm start from the last fit of the same model over the same tasks.
-	-- icm falls back to the last gp fit: its steps below ICM_MIN_TRIALS
-	-- (src/core/suggest_icm.c) are GP-EI's and store gp rows, and without
-	-- this each of them was fitted cold; an ICM step given a gp row (no
-	-- task loadings) fits cold as before.
-	v_tasks := ARRAY[CASE WHEN v_mo_ids IS NULL THEN s.objective ELSE 'parego' END] || v_aux_names;
-	IF v_x_transfer IS NOT NULL THEN
-		v_tasks := v_tasks || v_source_tasks;
-	END IF;
-	SELECT m.id, m.lengthscales, m.outputscale, m.noise, m.mean, m.task_loadings,
-		   m.task_variance, m.task_noise, m.task_mean INTO w
-	  FROM tuner.model m
-	 WHERE m.study_id = s.id
-	   -- clustered-icm warm-starts each cluster below, not from these
-	   AND ((v_algorithm = 'icm' AND m.kind = 'icm' AND m.tasks = v_tasks)
-			OR (v_algorithm IN ('icm', 'gp-ei') AND m.kind = 'gp'))
-	   -- the same parameters (select_top may have changed them)
-	   AND m.parameters = sp.names
-	 ORDER BY m.kind = 'icm' DESC, m.id DESC LIMIT 1;
+	g.algorithm := plan.algorithm;
+	g.parameters := sp.names;
+	g.kinds := sp.kinds;
+	g.lows := sp.lows;
+	g.highs := sp.highs;
+	g.log_scales := sp.log_scales;
+	g.n_choices := sp.n_choices;
+	g.fixed := COALESCE((SELECT pg_catalog.jsonb_object_agg(p.name, p.default_value)
+						   FROM tuner.parameter p WHERE p.study_id = s.id AND NOT p.enabled), '{}');
+	g.objective_metric := (SELECT m.id FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective);
+	g.sign := CASE s.direction WHEN 'maximize' THEN -1 ELSE 1 END;
+	g.observed := COALESCE(v_trials.observed, '{}');
+	g.pending := COALESCE(v_trials.pending, '{}');
+	g.other := COALESCE(v_trials.other, '{}');
+	g.n_initial := plan.n_initial;
+	g.design_index := (SELECT pg_catalog.count(*)::int FROM tuner.trial t
+						WHERE t.study_id = s.id AND t.source <> 'default');
+	g.seed := p_seed;
+	g.design_seed := s.seed;
+	g.icm_rank := (s.settings ->> 'icm_rank')::int;
+	g.warm_model := tuner._warm_model(s.id, plan.algorithm, tasks, sp.names);
+	g := tuner._cluster_warm_start(s.id, g, cluster_names);
+	g.transfer := x_transfer IS NOT NULL;
+	g.objective_metrics := v_mo_ids;
+	g.objective_signs := v_mo_signs;
+	g.scalarization_weights := CASE WHEN v_mo_ids IS NOT NULL
+									THEN tuner._parego_weights(pg_catalog.cardinality(v_mo_ids), p_seed) END;
+	g.canonical := true;
+	g.condition_parent := v_cond.parents;
+	g.condition_op := v_cond.ops;
+	g.condition_values := v_cond.vals;
+	g.condition_default := v_cond.defaults;
+END;
+$$;
 
-	-- With earlier studies to learn from, the model starts after two trials.
-	v_n_initial := COALESCE((s.settings ->> 'n_initial')::int,
-							CASE WHEN v_x_transfer IS NOT NULL THEN 2 END,
-							GREATEST(4, LEAST(10, d + 1)));
-	-- Failed trials count towards the design's length, as they do for a
-	-- tuner that records them as the worst value, but the model needs two
-	-- trials that ran.  Counting only trials that ran made a study whose
-	-- design hit a failing region spend 3-4 more trials on the design
-	-- (bench/README.md, section 9).
-	IF h.n_failed > 0 THEN
-		v_n_initial := GREATEST(LEAST(v_n_initial, 2), v_n_initial - h.n_failed::int);
-	END IF;
-	-- sapphire explores with the space-filling design until it has ranked
-	-- (also while exploration trials are still running), then models
-	IF s.algorithm = 'sapphire' THEN
-		v_n_initial := CASE WHEN v_sapphire ->> 'phase' = 'explore'
-							THEN h.n_observed + 1 ELSE 1 END;
-	END IF;
+-- The trials a suggestion sees, by id in trial order: observed (complete
+-- or pruned with an objective value; with several objectives, all of
+-- them), pending (running or queued) and other (failed, interrupted, or
+-- complete without an objective value), and how many failed.
+CREATE OR REPLACE FUNCTION tuner._suggestion_trials(s tuner.study, mo_ids bigint[],
+										 OUT observed bigint[], OUT pending bigint[],
+										 OUT other bigint[], OUT n_observed int,
+										 OUT n_failed int)
+LANGUAGE sql STABLE
+AS $$
+SELECT pg_catalog.array_agg(t.id ORDER BY t.number) FILTER (WHERE o.observed),
+	   pg_catalog.array_agg(t.id ORDER BY t.number) FILTER (WHERE t.state IN ('running', 'queued')),
+	   pg_catalog.array_agg(t.id ORDER BY t.number) FILTER (WHERE t.state IN ('failed', 'interrupted')
+															 OR (t.state IN ('complete', 'pruned') AND NOT o.observed)),
+	   (pg_catalog.count(*) FILTER (WHERE o.observed))::int,
+	   (pg_catalog.count(*) FILTER (WHERE t.state = 'failed'))::int
+  FROM tuner.trial t
+ CROSS JOIN LATERAL (
+	SELECT t.state IN ('complete', 'pruned')
+		   AND EXISTS (SELECT 1 FROM tuner.observation ob
+						JOIN tuner.metric m ON m.id = ob.metric_id
+					   WHERE ob.trial_id = t.id AND m.study_id = s.id AND m.name = s.objective)
+		   AND ($2 IS NULL
+				OR (SELECT pg_catalog.count(*) FROM tuner.observation mo
+					 WHERE mo.trial_id = t.id AND mo.metric_id = ANY ($2))
+				   = pg_catalog.cardinality($2)) AS observed) o
+ WHERE t.study_id = s.id;
+$$;
 
-	-- A constraint metric no trial reported cannot be modelled or met.
-	IF pg_catalog.cardinality(v_con_ids) > 0 AND h.n_observed >= v_n_initial THEN
-		FOR c IN 1 .. pg_catalog.cardinality(v_con_ids)
-		LOOP
-			IF NOT EXISTS (SELECT 1 FROM tuner.observation ob
+-- A study's bounded constraint metrics (names, by id), once the design is
+-- done: one that no complete trial reported cannot be modelled or met.
+CREATE OR REPLACE FUNCTION tuner._check_constraints_reported(s tuner.study, n_observed int, n_initial int)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	m record;
+BEGIN
+	FOR m IN SELECT x.id, x.name FROM tuner.metric x
+			  WHERE x.study_id = s.id AND x.role = 'constraint' AND x.bound IS NOT NULL ORDER BY x.id
+	LOOP
+		IF n_observed >= n_initial
+		   AND NOT EXISTS (SELECT 1 FROM tuner.observation ob
 							 JOIN tuner.trial t ON t.id = ob.trial_id
-							WHERE ob.metric_id = v_con_ids[c] AND t.state = 'complete') THEN
-				RAISE EXCEPTION 'constraint metric "%" of study "%" was never reported', v_con_names[c], s.name
-					USING ERRCODE = 'object_not_in_prerequisite_state',
-						  DETAIL = pg_catalog.format('%s complete trials reported the objective, none of them "%s".',
-													 h.n_observed, v_con_names[c]),
-						  HINT = 'Report it with each trial''s metrics, or declare it ''auxiliary'' to drop the constraint.';
-			END IF;
-		END LOOP;
+							WHERE ob.metric_id = m.id AND t.state = 'complete') THEN
+			RAISE EXCEPTION 'constraint metric "%" of study "%" was never reported', m.name, s.name
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = pg_catalog.format('%s complete trials reported the objective, none of them "%s".',
+												 n_observed, m.name),
+					  HINT = 'Report it with each trial''s metrics, or declare it ''auxiliary'' to drop the constraint.';
+		END IF;
+	END LOOP;
+	RETURN ARRAY(SELECT x.name FROM tuner.metric x
+				  WHERE x.study_id = s.id AND x.role = 'constraint' AND x.bound IS NOT NULL ORDER BY x.id);
+END;
+$$;
+
+-- Warm start from the last fit of the same model over the same tasks and
+-- parameters.  icm falls back to the last gp fit: its steps below
+-- ICM_MIN_TRIALS (src/core/suggest_icm.c) are GP-EI's and store gp rows,
+-- and without this each of them was fitted cold; an ICM step given a gp
+-- row (no task loadings) fits cold as before.  clustered-icm warm-starts
+-- each cluster instead (tuner._cluster_warm_start).
+CREATE OR REPLACE FUNCTION tuner._warm_model(study_id bigint, algorithm text, tasks text[], parameters text[])
+RETURNS bigint
+LANGUAGE sql STABLE
+AS $$
+SELECT m.id
+  FROM tuner.model m
+ WHERE m.study_id = $1
+   AND (($2 = 'icm' AND m.kind = 'icm' AND m.tasks = $3)
+		OR ($2 IN ('icm', 'gp-ei') AND m.kind = 'gp'))
+   AND m.parameters = $4
+ ORDER BY m.kind = 'icm' DESC, m.id DESC LIMIT 1;
+$$;
+
+-- clustered-icm: each cluster starts from its latest fit (same metric,
+-- same parameters), rows padded to 2 tasks and rank 2.
+CREATE OR REPLACE FUNCTION tuner._cluster_warm_start(study_id bigint, g tuner.suggestion,
+										  cluster_names text[])
+RETURNS tuner.suggestion
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	wm tuner.model;
+	c int;
+	d int := pg_catalog.cardinality(g.parameters);
+	p_study_id bigint := $1;
+BEGIN
+	g.warm_cluster_tasks := '{}';
+	g.warm_cluster_rank := '{}';
+	g.warm_cluster_lengthscales := '{}';
+	g.warm_cluster_loadings := '{}';
+	g.warm_cluster_variance := '{}';
+	g.warm_cluster_noise := '{}';
+	g.warm_cluster_mean := '{}';
+	IF g.algorithm <> 'clustered-icm' THEN
+		RETURN g;
 	END IF;
+	FOR c IN 1 .. pg_catalog.cardinality(g.cluster_metric)
+	LOOP
+		wm := NULL;
+		SELECT * INTO wm FROM tuner.model m
+		 WHERE m.study_id = p_study_id AND m.kind = 'cluster'
+		   AND m.cluster_metric = cluster_names[c]
+		   AND m.parameters = ARRAY(SELECT g.parameters[j] FROM pg_catalog.generate_series(1, d) AS j
+									 WHERE g.cluster_members[c][j] = 1 ORDER BY j)
+		 ORDER BY m.id DESC LIMIT 1;
+		g.warm_cluster_tasks := g.warm_cluster_tasks || COALESCE(pg_catalog.cardinality(wm.tasks), 0);
+		g.warm_cluster_rank := g.warm_cluster_rank || COALESCE(wm.rank, 0);
+		g.warm_cluster_lengthscales := g.warm_cluster_lengthscales || ARRAY[ARRAY(
+			SELECT wm.lengthscales[pg_catalog.array_position(wm.parameters, g.parameters[j])]
+			  FROM pg_catalog.generate_series(1, d) AS j ORDER BY j)];
+		g.warm_cluster_loadings := g.warm_cluster_loadings || ARRAY[ARRAY(
+			SELECT u.v FROM pg_catalog.generate_series(1, 4) AS x
+			  LEFT JOIN pg_catalog.unnest(wm.task_loadings) WITH ORDINALITY AS u(v, k) ON u.k = x
+			 ORDER BY x)];
+		g.warm_cluster_variance := g.warm_cluster_variance || ARRAY[ARRAY[wm.task_variance[1], wm.task_variance[2]]];
+		g.warm_cluster_noise := g.warm_cluster_noise || ARRAY[ARRAY[wm.task_noise[1], wm.task_noise[2]]];
+		g.warm_cluster_mean := g.warm_cluster_mean || ARRAY[ARRAY[wm.task_mean[1], wm.task_mean[2]]];
+	END LOOP;
+	RETURN g;
+END;
+$$;
 
-	-- clustered-icm: each cluster starts from its latest fit (same metric,
-	-- same parameters), rows padded to 2 tasks and rank 2.
-	IF v_algorithm = 'clustered-icm' THEN
-		FOR c IN 1 .. pg_catalog.cardinality(v_cluster_metric)
-		LOOP
-			wm := NULL;
-			SELECT * INTO wm FROM tuner.model m
-			 WHERE m.study_id = s.id AND m.kind = 'cluster'
-			   AND m.cluster_metric = v_cluster_names[c]
-			   AND m.parameters = ARRAY(SELECT sp.names[j] FROM pg_catalog.generate_series(1, d) AS j
-										 WHERE v_cluster_members[c][j] = 1 ORDER BY j)
-			 ORDER BY m.id DESC LIMIT 1;
-			v_wc_tasks := v_wc_tasks || COALESCE(pg_catalog.cardinality(wm.tasks), 0);
-			v_wc_rank := v_wc_rank || COALESCE(wm.rank, 0);
-			v_wc_ls := v_wc_ls || ARRAY[ARRAY(
-				SELECT wm.lengthscales[pg_catalog.array_position(wm.parameters, sp.names[j])]
-				  FROM pg_catalog.generate_series(1, d) AS j ORDER BY j)];
-			v_wc_w := v_wc_w || ARRAY[ARRAY(
-				SELECT u.v FROM pg_catalog.generate_series(1, 4) AS g
-				  LEFT JOIN pg_catalog.unnest(wm.task_loadings) WITH ORDINALITY AS u(v, k) ON u.k = g
-				 ORDER BY g)];
-			v_wc_v := v_wc_v || ARRAY[ARRAY[wm.task_variance[1], wm.task_variance[2]]];
-			v_wc_noise := v_wc_noise || ARRAY[ARRAY[wm.task_noise[1], wm.task_noise[2]]];
-			v_wc_mean := v_wc_mean || ARRAY[ARRAY[wm.task_mean[1], wm.task_mean[2]]];
-		END LOOP;
-	END IF;
-
-	r := tuner._suggest_point(sp.kinds, sp.lows, sp.highs, sp.log_scales, sp.n_choices,
-							  h.x_observed, h.y_observed, h.x_pending, h.x_other,
-							  v_n_initial,
-							  (SELECT pg_catalog.count(*)::int FROM tuner.trial t
-								WHERE t.study_id = s.id AND t.source <> 'default'),
-							  v_seed, s.seed,
-							  w.lengthscales, w.outputscale, w.noise, w.mean,
-							  v_algorithm,
-							  CASE WHEN v_algorithm IN ('icm', 'clustered-icm') THEN h.y_aux END,
-							  (s.settings ->> 'icm_rank')::int,
-							  w.task_loadings, w.task_variance, w.task_noise,
-							  w.task_mean, v_x_transfer, v_y_transfer,
-							  v_cluster_members, v_cluster_metric,
-							  CASE WHEN h.y_aux IS NOT NULL THEN v_aux_weights END,
-							  v_wc_tasks, v_wc_rank, v_wc_ls, v_wc_w, v_wc_v,
-							  v_wc_noise, v_wc_mean,
-							  h.x_failed,
-							  CASE WHEN pg_catalog.cardinality(v_con_ids) > 0 THEN h.y_constraint END,
-							  CASE WHEN pg_catalog.cardinality(v_con_ids) > 0 THEN v_con_bounds END,
-							  v_lin.lin_coef, v_lin.lin_rhs, v_lin.lin_strict,
-							  v_cond.parents, v_cond.ops, v_cond.vals,
-							  v_cond.defaults, true);
-
+-- The configuration a suggestion's native values stand for, as the
+-- trial's config: the enabled parameters from the model's values, the
+-- disabled ones at their defaults.  The core put inactive parameters at
+-- their defaults, as tuner._apply_conditions does; a difference is a bug.
+CREATE OR REPLACE FUNCTION tuner._suggested_config(s tuner.study, config float8[])
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	v_params jsonb;
+BEGIN
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
-				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])
-				WHEN 'int' THEN pg_catalog.to_jsonb(pg_catalog.round(r.config[p.i])::bigint)
-				WHEN 'bool' THEN pg_catalog.to_jsonb(r.config[p.i] <> 0)
-				ELSE pg_catalog.to_jsonb(p.choices[pg_catalog.round(r.config[p.i])::int + 1]) END)
+				WHEN 'float' THEN pg_catalog.to_jsonb(config[p.i])
+				WHEN 'int' THEN pg_catalog.to_jsonb(pg_catalog.round(config[p.i])::bigint)
+				WHEN 'bool' THEN pg_catalog.to_jsonb(config[p.i] <> 0)
+				ELSE pg_catalog.to_jsonb(p.choices[pg_catalog.round(config[p.i])::int + 1]) END)
 	  INTO v_params
-	  FROM (SELECT name, kind, choices,
-				   pg_catalog.row_number() OVER (ORDER BY position) AS i
-			  FROM tuner.parameter WHERE study_id = s.id AND enabled) p;
-	-- Disabled parameters keep their defaults; the core put inactive ones
-	-- at theirs, as tuner._apply_conditions does.
+	  FROM (SELECT x.name, x.kind, x.choices,
+				   pg_catalog.row_number() OVER (ORDER BY x.position) AS i
+			  FROM tuner.parameter x WHERE x.study_id = s.id AND x.enabled) p;
 	v_params := COALESCE((SELECT pg_catalog.jsonb_object_agg(p.name, p.default_value)
 							FROM tuner.parameter p
 						   WHERE p.study_id = s.id AND NOT p.enabled), '{}') || v_params;
@@ -589,152 +653,46 @@ BEGIN
 				  DETAIL = pg_catalog.format('The model code suggested %s, the conditions make it %s.',
 											 v_params, tuner._apply_conditions(s.id, v_params));
 	END IF;
+	RETURN v_params;
+END;
+$$;
 
-	BEGIN
-		INSERT INTO tuner.trial (study_id, number, config, state, source,
-								 predicted_mean, predicted_sd, acquisition,
-								 seed, started_at)
-		VALUES (s.id, v_number, v_params, 'running', r.source,
-				-- (several objectives: a scalarization's, in no unit)
-				CASE WHEN v_mo_ids IS NULL THEN v_sign * r.predicted_mean END,
-				CASE WHEN v_mo_ids IS NULL THEN r.predicted_sd END, r.acquisition,
-				v_seed, pg_catalog.now())
-		RETURNING id INTO v_trial;
-	EXCEPTION WHEN unique_violation THEN
-		RAISE EXCEPTION 'trial number % of study "%" was taken by a concurrent transaction', v_number, s.name
-			USING ERRCODE = 'serialization_failure',
-				  HINT = 'Retry the call; under READ COMMITTED concurrent callers wait for each other instead.';
-	END;
-
-	-- Everything the suggestion was computed from, for replay_suggestion.
-	PERFORM tuner._suggestion_insert(pg_catalog.jsonb_populate_record(NULL::tuner.suggestion, pg_catalog.to_jsonb(x)))
-	  FROM (SELECT v_trial AS trial_id,
-				v_algorithm AS algorithm,
-				sp.names AS parameters,
-				sp.kinds AS kinds,
-				sp.lows AS lows,
-				sp.highs AS highs,
-				sp.log_scales AS log_scales,
-				sp.n_choices AS n_choices,
-				COALESCE((SELECT pg_catalog.jsonb_object_agg(p.name, p.default_value)
-						FROM tuner.parameter p
-					   WHERE p.study_id = s.id AND NOT p.enabled), '{}') AS fixed,
-				v_objective_id AS objective_metric,
-				v_sign AS sign,
-				CASE WHEN v_algorithm IN ('icm', 'clustered-icm') AND h.y_aux IS NOT NULL THEN v_aux_ids END AS aux_metrics,
-				CASE WHEN h.y_aux IS NOT NULL THEN v_aux_weights END AS aux_weights,
-				COALESCE(h.id_observed, '{}') AS observed,
-				COALESCE(h.id_pending, '{}') AS pending,
-				COALESCE(h.id_other, '{}') AS other,
-				v_n_initial AS n_initial,
-				(SELECT pg_catalog.count(*)::int FROM tuner.trial t
-			  WHERE t.study_id = s.id AND t.source <> 'default' AND t.id <> v_trial) AS design_index,
-				v_seed AS seed,
-				s.seed AS design_seed,
-				(s.settings ->> 'icm_rank')::int AS icm_rank,
-				w.id AS warm_model,
-				v_cluster_members AS cluster_members,
-				v_cluster_metric AS cluster_metric,
-				v_wc_tasks AS warm_cluster_tasks,
-				v_wc_rank AS warm_cluster_rank,
-				v_wc_ls AS warm_cluster_lengthscales,
-				v_wc_w AS warm_cluster_loadings,
-				v_wc_v AS warm_cluster_variance,
-				v_wc_noise AS warm_cluster_noise,
-				v_wc_mean AS warm_cluster_mean,
-				v_x_transfer IS NOT NULL AS transfer,
-				tuner._history_md5(h.y_observed,
-							   CASE WHEN v_algorithm IN ('icm', 'clustered-icm') THEN h.y_aux END) AS history_md5,
-				v_mo_ids AS objective_metrics,
-				v_mo_signs AS objective_signs,
-				v_mo_weights AS scalarization_weights,
-				true AS canonical,
-				v_cond.parents AS condition_parent,
-				v_cond.ops AS condition_op,
-				v_cond.vals AS condition_values,
-				v_cond.defaults AS condition_default) x;
-
-	PERFORM tuner._widen_soft_bounds(s, v_trial);
-
-	IF r.source = 'model' AND v_algorithm = 'clustered-icm' THEN
-		-- one row per cluster that was fitted
-		FOR c IN 1 .. pg_catalog.cardinality(v_cluster_metric)
-		LOOP
-			CONTINUE WHEN r.cluster_tasks[c] = 0;
-			PERFORM tuner._model_insert(ARRAY(
-				SELECT pg_catalog.jsonb_populate_record(NULL::tuner.model, pg_catalog.to_jsonb(x))
-				  FROM (SELECT s.id AS study_id,
-						v_trial AS trial_id,
-						'cluster' AS kind,
-						h.n_observed AS n,
-						pg_catalog.array_agg(r.cluster_lengthscales[c][j] ORDER BY j) AS lengthscales,
-						r.cluster_task_covariance[c][1] AS outputscale,
-						r.cluster_task_noise[c][1] AS noise,
-						r.cluster_task_mean[c][1] AS mean,
-						r.cluster_log_likelihood[c] AS log_likelihood,
-						CASE r.cluster_tasks[c] WHEN 2 THEN ARRAY[s.objective, v_cluster_names[c]]
-						ELSE ARRAY[s.objective] END AS tasks,
-						r.cluster_rank[c] AS rank,
-						CASE r.cluster_tasks[c] WHEN 2 THEN
-						ARRAY[[r.cluster_task_covariance[c][1], r.cluster_task_covariance[c][2]],
-							  [r.cluster_task_covariance[c][3], r.cluster_task_covariance[c][4]]] END AS task_covariance,
-						CASE r.cluster_tasks[c] WHEN 2 THEN
-						ARRAY[[r.cluster_task_correlation[c][1], r.cluster_task_correlation[c][2]],
-							  [r.cluster_task_correlation[c][3], r.cluster_task_correlation[c][4]]] END AS task_correlation,
-						ARRAY(SELECT r.cluster_task_noise[c][t]
-						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t) AS task_noise,
-						ARRAY(SELECT r.cluster_task_mean[c][t]
-						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t) AS task_mean,
-						r.cluster_kronecker[c] = 1 AS kronecker,
-						r.fit_ms AS fit_ms,
-						pg_catalog.array_agg(sp.names[j] ORDER BY j) AS parameters,
-						v_cluster_names[c] AS cluster_metric,
-						-- W (tasks x rank) from its row of 4, v from its row of 2
-				   (SELECT pg_catalog.array_agg(ARRAY(
-							SELECT r.cluster_task_loadings[c][(t - 1) * r.cluster_rank[c] + k]
-							  FROM pg_catalog.generate_series(1, r.cluster_rank[c]) AS k
-							 ORDER BY k) ORDER BY t)
-					  FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t) AS task_loadings,
-						ARRAY(SELECT r.cluster_task_variance[c][t]
-						   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t) AS task_variance
-					  FROM pg_catalog.generate_series(1, d) AS j
-			 WHERE v_cluster_members[c][j] = 1) x));
-		END LOOP;
-		-- every combination of the clusters' proposals was tried: the point
-		-- came from one GP over every parameter, stored as a row of kind gp
-		IF NOT (1 = ANY (r.cluster_used)) THEN
-			PERFORM tuner._model_insert(ARRAY(
-				SELECT pg_catalog.jsonb_populate_record(NULL::tuner.model, pg_catalog.to_jsonb(x))
-				  FROM (SELECT s.id AS study_id,
-						v_trial AS trial_id,
-						'gp' AS kind,
-						h.n_observed AS n,
-						r.lengthscales AS lengthscales,
-						r.outputscale AS outputscale,
-						r.noise AS noise,
-						r.mean AS mean,
-						r.log_likelihood AS log_likelihood,
-						ARRAY[s.objective] AS tasks,
-						r.fit_ms AS fit_ms,
-						sp.names AS parameters) x));
-		END IF;
-	ELSIF r.source = 'model' THEN
+-- The models a suggestion fitted, kept with its trial (tuner.model, through
+-- tuner._model_insert): the GP or ICM model that chose the point (kind gp
+-- or icm), clustered-icm's cluster fits (kind cluster), and the failure
+-- model and each outcome constraint's (kinds feasibility, constraint).
+CREATE OR REPLACE FUNCTION tuner._store_models(s tuner.study, g tuner.suggestion, r tuner.suggest_result,
+									n_observed int, tasks text[], cluster_names text[],
+									constraint_names text[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	d int := pg_catalog.cardinality(g.parameters);
+	v_tasks text[];
+BEGIN
+	IF r.source <> 'model' THEN
+		RETURN;
+	END IF;
+	IF g.algorithm = 'clustered-icm' THEN
+		PERFORM tuner._store_cluster_models(s, g, r, n_observed, cluster_names);
+	ELSE
 		-- the tasks the model kept, in its order (tasks_used is 0-based)
-		SELECT pg_catalog.array_agg(v_tasks[u.k] ORDER BY u.used) INTO v_tasks
+		SELECT pg_catalog.array_agg(tasks[u.k] ORDER BY u.used) INTO v_tasks
 		  FROM pg_catalog.unnest(r.tasks_used) WITH ORDINALITY AS u(used, k)
 		 WHERE u.used >= 0;
 		PERFORM tuner._model_insert(ARRAY(
 			SELECT pg_catalog.jsonb_populate_record(NULL::tuner.model, pg_catalog.to_jsonb(x))
 			  FROM (SELECT s.id AS study_id,
-					v_trial AS trial_id,
+					g.trial_id AS trial_id,
 					CASE WHEN r.rank IS NULL THEN 'gp' ELSE 'icm' END AS kind,
-					h.n_observed AS n,
+					n_observed AS n,
 					r.lengthscales AS lengthscales,
 					r.outputscale AS outputscale,
 					r.noise AS noise,
 					r.mean AS mean,
 					r.log_likelihood AS log_likelihood,
-					COALESCE(v_tasks, ARRAY[CASE WHEN v_mo_ids IS NULL THEN s.objective ELSE 'parego' END]) AS tasks,
+					COALESCE(v_tasks, ARRAY[CASE WHEN g.objective_metrics IS NULL THEN s.objective ELSE 'parego' END]) AS tasks,
 					r.rank AS rank,
 					r.task_loadings AS task_loadings,
 					r.task_variance AS task_variance,
@@ -744,14 +702,14 @@ BEGIN
 					r.task_mean AS task_mean,
 					r.kronecker AS kronecker,
 					r.fit_ms AS fit_ms,
-					sp.names AS parameters) x));
+					g.parameters AS parameters) x));
 	END IF;
-	-- the feasibility model and each constraint's, when fitted (issue 10)
-	IF r.source = 'model' AND r.constraint_n IS NOT NULL THEN
+	-- the feasibility model and each constraint's, when fitted
+	IF r.constraint_n IS NOT NULL THEN
 		PERFORM tuner._model_insert(ARRAY(
 			SELECT pg_catalog.jsonb_populate_record(NULL::tuner.model, pg_catalog.to_jsonb(x))
 			  FROM (SELECT s.id AS study_id,
-					v_trial AS trial_id,
+					g.trial_id AS trial_id,
 					CASE WHEN c = 1 THEN 'feasibility' ELSE 'constraint' END AS kind,
 					r.constraint_n[c] AS n,
 					ARRAY(SELECT r.constraint_lengthscales[c][j]
@@ -760,12 +718,12 @@ BEGIN
 					r.constraint_noise[c] AS noise,
 					r.constraint_mean[c] AS mean,
 					r.constraint_log_likelihood[c] AS log_likelihood,
-					CASE WHEN c > 1 THEN ARRAY[v_con_names[c - 1]] END AS tasks,
-					sp.names AS parameters,
+					CASE WHEN c > 1 THEN ARRAY[constraint_names[c - 1]] END AS tasks,
+					g.parameters AS parameters,
 					r.constraint_y_mean[c] AS outcome_mean,
 					r.constraint_y_sd[c] AS outcome_sd,
 					r.constraint_bound_std[c] AS bound,
-					CASE WHEN c > 1 THEN v_con_names[c - 1] END AS constraint_metric,
+					CASE WHEN c > 1 THEN constraint_names[c - 1] END AS constraint_metric,
 					CASE WHEN r.constraint_trend_intercept[c] <> 'NaN' THEN r.constraint_trend_intercept[c] END AS trend_intercept,
 					CASE WHEN r.constraint_trend_intercept[c] <> 'NaN' THEN
 					ARRAY(SELECT r.constraint_trend_slopes[c][j]
@@ -775,19 +733,88 @@ BEGIN
 				  FROM pg_catalog.generate_series(1, pg_catalog.cardinality(r.constraint_n)) AS c
 		 WHERE r.constraint_n[c] > 0) x));
 	END IF;
-
-	RETURN pg_catalog.jsonb_build_object('trial', v_trial, 'params', v_params);
 END;
 $$;
 
--- P(feasible) of a configuration: the product over the study's latest
--- feasibility and constraint models, each with its stored hyperparameters
--- over every trial finished so far (so trials finished after the fit
+-- clustered-icm's fits: one row per cluster that was fitted, and when
+-- every combination of the clusters' proposals had been tried, the GP over
+-- every parameter that chose the point (kind gp).
+CREATE OR REPLACE FUNCTION tuner._store_cluster_models(s tuner.study, g tuner.suggestion,
+											r tuner.suggest_result, n_observed int,
+											cluster_names text[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	c int;
+	d int := pg_catalog.cardinality(g.parameters);
+BEGIN
+	FOR c IN 1 .. pg_catalog.cardinality(g.cluster_metric)
+	LOOP
+		CONTINUE WHEN r.cluster_tasks[c] = 0;
+		PERFORM tuner._model_insert(ARRAY(
+			SELECT pg_catalog.jsonb_populate_record(NULL::tuner.model, pg_catalog.to_jsonb(x))
+			  FROM (SELECT s.id AS study_id,
+					g.trial_id AS trial_id,
+					'cluster' AS kind,
+					n_observed AS n,
+					pg_catalog.array_agg(r.cluster_lengthscales[c][j] ORDER BY j) AS lengthscales,
+					r.cluster_task_covariance[c][1] AS outputscale,
+					r.cluster_task_noise[c][1] AS noise,
+					r.cluster_task_mean[c][1] AS mean,
+					r.cluster_log_likelihood[c] AS log_likelihood,
+					CASE r.cluster_tasks[c] WHEN 2 THEN ARRAY[s.objective, cluster_names[c]]
+					ELSE ARRAY[s.objective] END AS tasks,
+					r.cluster_rank[c] AS rank,
+					CASE r.cluster_tasks[c] WHEN 2 THEN
+					ARRAY[[r.cluster_task_covariance[c][1], r.cluster_task_covariance[c][2]],
+						  [r.cluster_task_covariance[c][3], r.cluster_task_covariance[c][4]]] END AS task_covariance,
+					CASE r.cluster_tasks[c] WHEN 2 THEN
+					ARRAY[[r.cluster_task_correlation[c][1], r.cluster_task_correlation[c][2]],
+						  [r.cluster_task_correlation[c][3], r.cluster_task_correlation[c][4]]] END AS task_correlation,
+					ARRAY(SELECT r.cluster_task_noise[c][t]
+					   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t) AS task_noise,
+					ARRAY(SELECT r.cluster_task_mean[c][t]
+					   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t) AS task_mean,
+					r.cluster_kronecker[c] = 1 AS kronecker,
+					r.fit_ms AS fit_ms,
+					pg_catalog.array_agg(g.parameters[j] ORDER BY j) AS parameters,
+					cluster_names[c] AS cluster_metric,
+					-- W (tasks x rank) from its row of 4, v from its row of 2
+			   (SELECT pg_catalog.array_agg(ARRAY(
+						SELECT r.cluster_task_loadings[c][(t - 1) * r.cluster_rank[c] + k]
+						  FROM pg_catalog.generate_series(1, r.cluster_rank[c]) AS k
+						 ORDER BY k) ORDER BY t)
+				  FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t) AS task_loadings,
+					ARRAY(SELECT r.cluster_task_variance[c][t]
+					   FROM pg_catalog.generate_series(1, r.cluster_tasks[c]) AS t ORDER BY t) AS task_variance
+				  FROM pg_catalog.generate_series(1, d) AS j
+		 WHERE g.cluster_members[c][j] = 1) x));
+	END LOOP;
+	IF NOT (1 = ANY (r.cluster_used)) THEN
+		PERFORM tuner._model_insert(ARRAY(
+			SELECT pg_catalog.jsonb_populate_record(NULL::tuner.model, pg_catalog.to_jsonb(x))
+			  FROM (SELECT s.id AS study_id,
+					g.trial_id AS trial_id,
+					'gp' AS kind,
+					n_observed AS n,
+					r.lengthscales AS lengthscales,
+					r.outputscale AS outputscale,
+					r.noise AS noise,
+					r.mean AS mean,
+					r.log_likelihood AS log_likelihood,
+					ARRAY[s.objective] AS tasks,
+					r.fit_ms AS fit_ms,
+					g.parameters AS parameters) x));
+	END IF;
+END;
+$$;
 
 -- Compute a trial's suggestion again from what it saw (tuner.suggestion):
--- the same space, conditions, trials, seeds and warm start.  Returns the
--- configuration, which equals the trial's config.  A suggestion of 0.2.0
--- or earlier (canonical false) is computed as it was then.
+-- the same space, conditions, trials, seeds and warm start, through the
+-- same tuner._suggest as tuner.suggest_next.  Returns the configuration,
+-- which equals the trial's config.  A suggestion of 0.2.0 or earlier
+-- (canonical false) is computed as it was then.
 CREATE OR REPLACE FUNCTION tuner.replay_suggestion(trial bigint)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -795,20 +822,9 @@ AS $$
 DECLARE
 	t tuner.trial;
 	g tuner.suggestion;
-	w tuner.model;
-	r record;
+	r tuner.suggest_result;
 	v_ids bigint[];
-	v_x_observed float8[];
-	v_y_observed float8[];
-	v_y_aux float8[];
 	v_params jsonb;
-	v_failed bigint[];
-	v_other bigint[];
-	v_con_ids bigint[];
-	v_con_signs float8[];
-	v_con_bounds float8[];
-	v_y_constraint float8[];
-	v_lin record;
 	p_trial bigint := $1;
 BEGIN
 	PERFORM tuner._not_null(p_trial, 'trial');
@@ -841,78 +857,13 @@ BEGIN
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  DETAIL = 'A trial, parameter or model it was computed from is gone.';
 	END IF;
-	v_x_observed := tuner._native_rows(t.study_id, g.observed, g.parameters);
-	SELECT pg_catalog.array_agg(g.sign * ob.value ORDER BY o.k) INTO v_y_observed
-	  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k)
-	  JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric;
-	-- several objectives: the same scalarization, from the same seed
-	IF g.objective_metrics IS NOT NULL AND pg_catalog.cardinality(g.observed) > 0 THEN
-		v_y_observed := tuner._parego_scalarize(
-			tuner._objective_matrix(g.observed, g.objective_metrics, g.objective_signs), g.seed);
-	END IF;
-	IF g.aux_metrics IS NOT NULL THEN
-		SELECT pg_catalog.array_agg(ARRAY(
-					SELECT ax.value
-					  FROM pg_catalog.unnest(g.aux_metrics) WITH ORDINALITY AS a(id, j)
-					  LEFT JOIN tuner.observation ax ON ax.trial_id = o.id AND ax.metric_id = a.id
-					 ORDER BY a.j) ORDER BY o.k)
-		  INTO v_y_aux
-		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k);
-	END IF;
-	IF tuner._history_md5(v_y_observed, v_y_aux) <> g.history_md5 THEN
+	IF (tuner._suggestion_data(t.study_id, g)).history_md5 <> g.history_md5 THEN
 		RAISE EXCEPTION 'the study of trial % changed since its suggestion', p_trial
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  DETAIL = 'A metric value of a trial it was computed from is different now.';
 	END IF;
-	IF g.warm_model IS NOT NULL THEN
-		SELECT * INTO w FROM tuner.model m WHERE m.id = g.warm_model;
-	END IF;
-	-- As suggest_next: failed trials feed the feasibility model, the other
-	-- unobserved ones are only kept from being suggested again; bounded
-	-- constraint metrics and parameter constraints as the study has them.
-	SELECT pg_catalog.array_agg(o.id ORDER BY o.k) FILTER (WHERE x.state = 'failed'),
-		   pg_catalog.array_agg(o.id ORDER BY o.k) FILTER (WHERE x.state <> 'failed')
-	  INTO v_failed, v_other
-	  FROM pg_catalog.unnest(g.other) WITH ORDINALITY AS o(id, k)
-	  JOIN tuner.trial x ON x.id = o.id;
-	SELECT pg_catalog.array_agg(m.id ORDER BY m.id),
-		   pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -1 ELSE 1 END ORDER BY m.id),
-		   pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -m.bound ELSE m.bound END ORDER BY m.id)
-	  INTO v_con_ids, v_con_signs, v_con_bounds
-	  FROM tuner.metric m
-	 WHERE m.study_id = t.study_id AND m.role = 'constraint' AND m.bound IS NOT NULL;
-	IF v_con_ids IS NOT NULL THEN
-		SELECT pg_catalog.array_agg(ARRAY(
-					SELECT c.sign * cx.value
-					  FROM ROWS FROM (pg_catalog.unnest(v_con_ids), pg_catalog.unnest(v_con_signs)) WITH ORDINALITY AS c(id, sign, j)
-					  LEFT JOIN tuner.observation cx ON cx.trial_id = o.id AND cx.metric_id = c.id
-					 ORDER BY c.j) ORDER BY o.k)
-		  INTO v_y_constraint
-		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k);
-	END IF;
-	SELECT * INTO v_lin FROM tuner._linear_constraints(t.study_id);
 
-	r := tuner._suggest_point(g.kinds, g.lows, g.highs, g.log_scales, g.n_choices,
-							  v_x_observed, v_y_observed,
-							  tuner._native_rows(t.study_id, g.pending, g.parameters),
-							  tuner._native_rows(t.study_id, v_other, g.parameters),
-							  g.n_initial, g.design_index, g.seed, g.design_seed,
-							  w.lengthscales, w.outputscale, w.noise, w.mean,
-							  g.algorithm, v_y_aux, g.icm_rank,
-							  w.task_loadings, w.task_variance, w.task_noise,
-							  w.task_mean, NULL, NULL,
-							  g.cluster_members, g.cluster_metric, g.aux_weights,
-							  g.warm_cluster_tasks, g.warm_cluster_rank,
-							  g.warm_cluster_lengthscales, g.warm_cluster_loadings,
-							  g.warm_cluster_variance, g.warm_cluster_noise,
-							  g.warm_cluster_mean,
-							  tuner._native_rows(t.study_id, v_failed, g.parameters),
-							  v_y_constraint, v_con_bounds,
-							  v_lin.lin_coef, v_lin.lin_rhs, v_lin.lin_strict,
-							  g.condition_parent, g.condition_op,
-							  g.condition_values, g.condition_default,
-							  g.canonical);
-
+	r := tuner._suggest(t.study_id, g);
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[n.j])
 				WHEN 'int' THEN pg_catalog.to_jsonb(pg_catalog.round(r.config[n.j])::bigint)

@@ -235,9 +235,12 @@ like($stderr,
 # 2^31 - 1 choices: refused before anything is computed.
 $t0 = time();
 ($ret, $stdout, $stderr) = $node->psql('postgres', q{
-	SELECT tuner._suggest_point(ARRAY[3], ARRAY[0.0::float8], ARRAY[0.0::float8],
-		ARRAY[false], ARRAY[2147483647], NULL, NULL, NULL, NULL, 5, 0, 1, 1,
-		NULL, NULL, NULL)});
+	SELECT tuner._suggest(0, jsonb_populate_record(NULL::tuner.suggestion,
+		'{"algorithm": "gp-ei", "parameters": ["c"], "kinds": [3], "lows": [0],
+		  "highs": [0], "log_scales": [false], "n_choices": [2147483647],
+		  "fixed": {}, "sign": 1, "observed": [], "pending": [], "other": [],
+		  "n_initial": 5, "design_index": 0, "seed": 1, "design_seed": 1,
+		  "canonical": true}'))});
 like($stderr,
 	qr/ERROR:  categorical parameter 1 has 2147483647 choices, more than tuner.max_choices/,
 	'2^31 - 1 choices are refused');

@@ -49,6 +49,7 @@ main(int argc, char **argv)
 		{"mean_interval", test_mean_interval},
 		{"measure_context", test_measure_context},
 		{"pruning", test_pruning},
+		{"suggest_policy", test_suggest_policy},
 		{"interrupt", test_interrupt},
 	};
 	size_t		i;

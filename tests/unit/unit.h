@@ -67,5 +67,6 @@ void		test_program_safety(void);
 void		test_mean_interval(void);
 void		test_measure_context(void);
 void		test_pruning(void);
+void		test_suggest_policy(void);
 
 #endif
