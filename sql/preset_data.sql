@@ -158,7 +158,8 @@ INSERT INTO bad VALUES
 	('algorithm', '{"objective": "y", "algorithm": {"name": "annealing"}}'),
 	('algorithm options', '{"objective": "y", "algorithm": {"name": "random", "options": {"rank": 2}}}'),
 	('catalog', '{"objective": "y", "catalog": {"file": "../etc/passwd", "default_dir": "/tmp"}}'),
-	('catalog dir', '{"objective": "y", "catalog": {"file": "c.json", "default_dir": "tmp"}}');
+	('catalog dir', '{"objective": "y", "catalog": {"file": "c.json", "default_dir": "tmp"}}'),
+	('catalog min', '{"objective": "y", "catalog": {"file": "c.json", "default_dir": "/tmp", "min_parameters": 0}}');
 SELECT what, regress_tuner_pd_try(pg_catalog.format('SELECT tuner.create_preset(%L, %L)', 'bad', def)) AS error
   FROM bad ORDER BY what;
 SELECT regress_tuner_pd_try($$SELECT tuner.create_preset(NULL, '{"objective": "y"}')$$);

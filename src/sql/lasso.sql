@@ -262,6 +262,86 @@ BEGIN
 END;
 $$;
 
+-- lasso_rank's fit: the columns of the trials' features (xrows, n rows
+-- of cols columns) that vary (kept, NULL when none does) and, on those,
+-- the cross-validated Lasso of ys with lasso_rank's options o and folds:
+-- each kept column's standardized coefficient (at lambda_1se with the
+-- option rule "1se") and where on the lambda path it entered.
+CREATE OR REPLACE FUNCTION tuner._lasso_rank_fit(xrows float8[], ys float8[], n int, cols int,
+												 o record, folds int,
+												 OUT kept int[], OUT std_coef float8[], OUT entered int[])
+RETURNS record
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+	xmat float8[];
+	r record;
+	fit jsonb;
+BEGIN
+	SELECT pg_catalog.array_agg(c ORDER BY c) INTO kept
+	  FROM pg_catalog.generate_series(1, cols) c
+	 WHERE (SELECT pg_catalog.count(DISTINCT xrows[i][c])
+			  FROM pg_catalog.generate_series(1, n) i) > 1;
+
+	IF kept IS NOT NULL THEN
+		xmat := ARRAY(SELECT ARRAY(SELECT xrows[i][c] FROM pg_catalog.unnest(kept) WITH ORDINALITY AS k(c, j) ORDER BY j)
+						FROM pg_catalog.generate_series(1, n) i ORDER BY i);
+		r := tuner._lasso_cv(xmat, ys, true, o.tol, o.max_iter, o.n_lambdas,
+							 o.eps, folds, o.lambdas, o.solver);
+		std_coef := r.standardized_coefficients;
+		entered := r.entered_at;
+		IF o.rule = '1se' AND r.lambda_1se <> r.lambda THEN
+			fit := pg_catalog.to_jsonb(tuner._lasso(xmat, ys, r.lambda_1se, true, o.tol, o.max_iter, o.solver));
+			std_coef := ARRAY(SELECT (fit -> 'coefficients' ->> (u.i - 1)::int)::float8 * u.sd
+								FROM pg_catalog.unnest(r.scale) WITH ORDINALITY AS u(sd, i) ORDER BY u.i);
+		END IF;
+	END IF;
+END;
+$$;
+
+-- lasso_rank's Lasso per parameter of study s, in position order: the
+-- columns' coefficients (std_coef and entered of tuner._lasso_rank_fit,
+-- for the columns kept; colp: each column's parameter position) summed
+-- per parameter: names, importance (the sum of the absolute values),
+-- coefficients (NULL for a categorical of several levels), entered_at (0:
+-- never) and categories (the number of choices of a categorical of three
+-- or more, else 0).
+CREATE OR REPLACE FUNCTION tuner._lasso_rank_by_parameter(s tuner.study, colp int[], kept int[],
+														  std_coef float8[], entered int[],
+														  OUT names text[], OUT importance float8[],
+														  OUT coefficients float8[], OUT entered_at int[],
+														  OUT categories int[])
+RETURNS record
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+BEGIN
+	WITH col AS (
+		SELECT colp[k.c] AS position, std_coef[k.j] AS b, NULLIF(entered[k.j], 0) AS e
+		  FROM pg_catalog.unnest(kept) WITH ORDINALITY AS k(c, j)
+	), agg AS (
+		SELECT pr.name, pr.position, pr.kind, pr.choices,
+			   pg_catalog.sum(pg_catalog.abs(col.b)) AS imp,
+			   pg_catalog.min(col.e) AS e,
+			   pg_catalog.sum(col.b) AS b
+		  FROM tuner.parameter pr
+		  LEFT JOIN col ON col.position = pr.position
+		 WHERE pr.study_id = s.id
+		 GROUP BY pr.name, pr.position, pr.kind, pr.choices
+	)
+	SELECT pg_catalog.array_agg(agg.name ORDER BY agg.position),
+		   pg_catalog.array_agg(COALESCE(agg.imp, 0)::float8 ORDER BY agg.position),
+		   pg_catalog.array_agg(CASE WHEN agg.kind = 'categorical' AND pg_catalog.cardinality(agg.choices) > 1 THEN NULL
+									 ELSE COALESCE(agg.b, 0) END::float8 ORDER BY agg.position),
+		   pg_catalog.array_agg(COALESCE(agg.e, 0)::int ORDER BY agg.position),
+		   pg_catalog.array_agg(CASE WHEN agg.kind = 'categorical' AND pg_catalog.cardinality(agg.choices) >= 3
+									 THEN pg_catalog.cardinality(agg.choices) ELSE 0 END ORDER BY agg.position)
+	  INTO names, importance, coefficients, entered_at, categories
+	  FROM agg;
+END;
+$$;
+
 -- Rank a study's parameters by their effect on the objective (Sapphire):
 -- a cross-validated Lasso over its complete trials, and where it finds
 -- nothing, a Gaussian process over the same trials.  Lasso features:
@@ -315,16 +395,13 @@ DECLARE
 	xrows float8[][];
 	grows float8[][];			-- the GP's coordinates, one per parameter
 	colp int[] := '{}';			-- parameter position of each column
-	xmat float8[];
 	val text;
 	num float8;
 	rowv float8[];
 	growv float8[];
 	kept int[] := '{}';			-- columns with variance
-	r record;
 	std_coef float8[];
 	entered int[];
-	fit jsonb;
 	v_fill text := 'gp';
 	v_names text[];
 	v_imp float8[];
@@ -332,6 +409,9 @@ DECLARE
 	v_entered int[];
 	v_cats int[];
 	rk record;
+	-- (expected/lasso.out and ranking.out show the line numbers of this
+	-- function's errors: what comes before the objective check keeps its
+	-- lines.)
 BEGIN
 	s := tuner._find_study($1);
 	o := tuner._lasso_options($2, 'lasso_rank',
@@ -426,49 +506,12 @@ BEGIN
 				  HINT = 'Nothing can be ranked without variation in the objective.';
 	END IF;
 
-	-- columns that vary
-	SELECT pg_catalog.array_agg(c ORDER BY c) INTO kept
-	  FROM pg_catalog.generate_series(1, cols) c
-	 WHERE (SELECT pg_catalog.count(DISTINCT xrows[i][c])
-			  FROM pg_catalog.generate_series(1, n) i) > 1;
-
-	IF kept IS NOT NULL THEN
-		xmat := ARRAY(SELECT ARRAY(SELECT xrows[i][c] FROM pg_catalog.unnest(kept) WITH ORDINALITY AS k(c, j) ORDER BY j)
-						FROM pg_catalog.generate_series(1, n) i ORDER BY i);
-		r := tuner._lasso_cv(xmat, ys, true, o.tol, o.max_iter, o.n_lambdas,
-							 o.eps, folds, o.lambdas, o.solver);
-		std_coef := r.standardized_coefficients;
-		entered := r.entered_at;
-		IF o.rule = '1se' AND r.lambda_1se <> r.lambda THEN
-			fit := pg_catalog.to_jsonb(tuner._lasso(xmat, ys, r.lambda_1se, true, o.tol, o.max_iter, o.solver));
-			std_coef := ARRAY(SELECT (fit -> 'coefficients' ->> (u.i - 1)::int)::float8 * u.sd
-								FROM pg_catalog.unnest(r.scale) WITH ORDINALITY AS u(sd, i) ORDER BY u.i);
-		END IF;
-	END IF;
-
-	-- the Lasso per parameter, in position order
-	WITH col AS (
-		SELECT colp[k.c] AS position, std_coef[k.j] AS b, NULLIF(entered[k.j], 0) AS e
-		  FROM pg_catalog.unnest(kept) WITH ORDINALITY AS k(c, j)
-	), agg AS (
-		SELECT pr.name, pr.position, pr.kind, pr.choices,
-			   pg_catalog.sum(pg_catalog.abs(col.b)) AS imp,
-			   pg_catalog.min(col.e) AS e,
-			   pg_catalog.sum(col.b) AS b
-		  FROM tuner.parameter pr
-		  LEFT JOIN col ON col.position = pr.position
-		 WHERE pr.study_id = s.id
-		 GROUP BY pr.name, pr.position, pr.kind, pr.choices
-	)
-	SELECT pg_catalog.array_agg(agg.name ORDER BY agg.position),
-		   pg_catalog.array_agg(COALESCE(agg.imp, 0)::float8 ORDER BY agg.position),
-		   pg_catalog.array_agg(CASE WHEN agg.kind = 'categorical' AND pg_catalog.cardinality(agg.choices) > 1 THEN NULL
-									 ELSE COALESCE(agg.b, 0) END::float8 ORDER BY agg.position),
-		   pg_catalog.array_agg(COALESCE(agg.e, 0)::int ORDER BY agg.position),
-		   pg_catalog.array_agg(CASE WHEN agg.kind = 'categorical' AND pg_catalog.cardinality(agg.choices) >= 3
-									 THEN pg_catalog.cardinality(agg.choices) ELSE 0 END ORDER BY agg.position)
+	-- the Lasso on the columns that vary, then per parameter
+	SELECT f.kept, f.std_coef, f.entered INTO kept, std_coef, entered
+	  FROM tuner._lasso_rank_fit(xrows, ys, n, cols, o, folds) f;
+	SELECT a.names, a.importance, a.coefficients, a.entered_at, a.categories
 	  INTO v_names, v_imp, v_coef, v_entered, v_cats
-	  FROM agg;
+	  FROM tuner._lasso_rank_by_parameter(s, colp, kept, std_coef, entered) a;
 
 	rk := tuner._rank_parameters(v_imp, v_entered,
 								 CASE WHEN v_fill = 'gp' THEN grows END, ys,

@@ -188,6 +188,196 @@ BEGIN
 END;
 $$;
 
+-- The bounds, scale and choices of parameter p (a row add_parameter is
+-- about to insert: name, kind, low, high, log_scale and choices set) fit
+-- its kind: finite, ordered bounds (integers for int) for float and int,
+-- none for bool and categorical, distinct choices for categorical only.
+CREATE OR REPLACE FUNCTION tuner._check_parameter_bounds(p tuner.parameter)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	dup text;
+BEGIN
+	IF p.kind IN ('float', 'int') THEN
+		IF p.low IS NULL OR p.high IS NULL THEN
+			RAISE EXCEPTION '% parameter "%" needs low and high bounds', p.kind, p.name
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Pass low => ... and high => ....';
+		END IF;
+		IF p.low = 'NaN' OR p.high = 'NaN' OR p.low IN ('Infinity', '-Infinity')
+		   OR p.high IN ('Infinity', '-Infinity') THEN
+			RAISE EXCEPTION 'bounds of parameter "%" must be finite', p.name
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF p.low >= p.high THEN
+			RAISE EXCEPTION 'low must be less than high for parameter "%"', p.name
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('low is %s and high is %s.', p.low, p.high);
+		END IF;
+		IF p.kind = 'int' AND (p.low <> pg_catalog.trunc(p.low) OR p.high <> pg_catalog.trunc(p.high)) THEN
+			RAISE EXCEPTION 'bounds of int parameter "%" must be integers', p.name
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('low is %s and high is %s.', p.low, p.high);
+		END IF;
+		IF p.log_scale AND p.low <= 0 THEN
+			RAISE EXCEPTION 'log-scaled parameter "%" needs a positive low bound', p.name
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('low is %s.', p.low),
+					  HINT = 'Use log_scale => false, or a low bound above zero.';
+		END IF;
+		IF p.choices IS NOT NULL THEN
+			RAISE EXCEPTION '% parameter "%" does not take choices', p.kind, p.name
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Only categorical parameters have choices.';
+		END IF;
+	ELSE
+		IF p.low IS NOT NULL OR p.high IS NOT NULL THEN
+			RAISE EXCEPTION '% parameter "%" does not take bounds', p.kind, p.name
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Only float and int parameters have low and high.';
+		END IF;
+		IF p.log_scale THEN
+			RAISE EXCEPTION '% parameter "%" cannot be log-scaled', p.kind, p.name
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF p.kind = 'bool' AND p.choices IS NOT NULL THEN
+			RAISE EXCEPTION 'bool parameter "%" does not take choices', p.name
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Only categorical parameters have choices.';
+		END IF;
+		IF p.kind = 'categorical' THEN
+			IF p.choices IS NULL OR pg_catalog.cardinality(p.choices) = 0 THEN
+				RAISE EXCEPTION 'categorical parameter "%" needs choices', p.name
+					USING ERRCODE = 'invalid_parameter_value',
+						  HINT = 'Pass choices => ARRAY[''a'', ''b''].';
+			END IF;
+			IF pg_catalog.array_ndims(p.choices) <> 1 THEN
+				RAISE EXCEPTION 'choices of parameter "%" must be a one-dimensional array', p.name
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
+			IF pg_catalog.array_position(p.choices, NULL) IS NOT NULL THEN
+				RAISE EXCEPTION 'choices of parameter "%" must not contain NULL', p.name
+					USING ERRCODE = 'null_value_not_allowed';
+			END IF;
+			SELECT c INTO dup FROM pg_catalog.unnest(p.choices) c
+			 GROUP BY c HAVING pg_catalog.count(*) > 1 ORDER BY c LIMIT 1;
+			IF FOUND THEN
+				RAISE EXCEPTION 'choices of parameter "%" must be distinct', p.name
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('"%s" appears more than once.', dup);
+			END IF;
+		END IF;
+	END IF;
+END;
+$$;
+
+-- The default of parameter p (as for tuner._check_parameter_bounds) given
+-- as text (default_value), checked against p's kind, bounds and choices,
+-- as the JSON value tuner.parameter.default_value stores: a number (an
+-- integer for int), a boolean or one of the choices.  NULL for none.
+CREATE OR REPLACE FUNCTION tuner._parameter_default(p tuner.parameter, default_value text)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	v_num float8;
+	v_default jsonb;
+BEGIN
+	IF default_value IS NOT NULL THEN
+		IF p.kind IN ('float', 'int') THEN
+			BEGIN
+				v_num := default_value::float8;
+			EXCEPTION WHEN invalid_text_representation OR numeric_value_out_of_range THEN
+				RAISE EXCEPTION 'default value "%" of parameter "%" is not a number', default_value, p.name
+					USING ERRCODE = 'invalid_parameter_value';
+			END;
+			IF v_num = 'NaN' OR v_num IN ('Infinity', '-Infinity') THEN
+				RAISE EXCEPTION 'default value of parameter "%" must be finite', p.name
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('Got %s.', default_value);
+			END IF;
+			IF v_num < p.low OR v_num > p.high THEN
+				RAISE EXCEPTION 'default value % of parameter "%" is outside its bounds', default_value, p.name
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('The bounds are [%s, %s].', p.low, p.high);
+			END IF;
+			IF p.kind = 'int' THEN
+				IF v_num <> pg_catalog.trunc(v_num) THEN
+					RAISE EXCEPTION 'default value % of int parameter "%" is not an integer', default_value, p.name
+						USING ERRCODE = 'invalid_parameter_value';
+				END IF;
+				v_default := pg_catalog.to_jsonb(v_num::bigint);
+			ELSE
+				v_default := pg_catalog.to_jsonb(v_num);
+			END IF;
+		ELSIF p.kind = 'bool' THEN
+			BEGIN
+				v_default := pg_catalog.to_jsonb(default_value::bool);
+			EXCEPTION WHEN invalid_text_representation THEN
+				RAISE EXCEPTION 'default value "%" of bool parameter "%" is not a boolean', default_value, p.name
+					USING ERRCODE = 'invalid_parameter_value',
+						  HINT = 'Use true or false.';
+			END;
+		ELSE
+			IF pg_catalog.array_position(p.choices, default_value) IS NULL THEN
+				RAISE EXCEPTION 'default value "%" of parameter "%" is not one of its choices', default_value, p.name
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('The choices are %s.', p.choices);
+			END IF;
+			v_default := pg_catalog.to_jsonb(default_value);
+		END IF;
+	END IF;
+	RETURN v_default;
+END;
+$$;
+
+-- The soft bounds and hard limits of parameter p (as for
+-- tuner._check_parameter_bounds, with soft_bounds, hard_low and hard_high
+-- set): only float and int bounds are soft, hard limits only with soft
+-- bounds, finite, around the bounds, integers for int, positive for a log
+-- scale.
+CREATE OR REPLACE FUNCTION tuner._check_hard_limits(p tuner.parameter)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+	IF (p.soft_bounds OR p.hard_low IS NOT NULL OR p.hard_high IS NOT NULL)
+	   AND p.kind NOT IN ('float', 'int') THEN
+		RAISE EXCEPTION '% parameter "%" has no bounds to widen', p.kind, p.name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'soft_bounds, hard_low and hard_high apply to float and int parameters.';
+	END IF;
+	IF (p.hard_low IS NOT NULL OR p.hard_high IS NOT NULL) AND NOT p.soft_bounds THEN
+		RAISE EXCEPTION 'hard limits of parameter "%" need soft_bounds => true', p.name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Hard limits say how far soft bounds may widen; without soft bounds low and high are the limits.';
+	END IF;
+	IF p.hard_low = 'NaN' OR p.hard_high = 'NaN'
+	   OR p.hard_low IN ('Infinity', '-Infinity') OR p.hard_high IN ('Infinity', '-Infinity') THEN
+		RAISE EXCEPTION 'hard limits of parameter "%" must be finite', p.name
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Leave a hard limit NULL for none.';
+	END IF;
+	IF p.hard_low > p.low OR p.hard_high < p.high THEN
+		RAISE EXCEPTION 'hard limits of parameter "%" must contain its bounds', p.name
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('The bounds are [%s, %s], the hard limits [%s, %s].',
+											 p.low, p.high, COALESCE(p.hard_low::text, 'none'),
+											 COALESCE(p.hard_high::text, 'none'));
+	END IF;
+	IF p.kind = 'int' AND (p.hard_low <> pg_catalog.trunc(p.hard_low)
+						   OR p.hard_high <> pg_catalog.trunc(p.hard_high)) THEN
+		RAISE EXCEPTION 'hard limits of int parameter "%" must be integers', p.name
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF p.log_scale AND p.hard_low <= 0 THEN
+		RAISE EXCEPTION 'log-scaled parameter "%" needs a positive hard_low', p.name
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+END;
+$$;
+
 CREATE OR REPLACE FUNCTION tuner.add_parameter(study text, name text, kind text,
 									low float8 DEFAULT NULL,
 									high float8 DEFAULT NULL,
@@ -204,6 +394,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
 	s tuner.study;
+	p tuner.parameter;
 	p_name text := $2;
 	p_kind text := $3;
 	p_low float8 := $4;
@@ -220,9 +411,7 @@ DECLARE
 	v_cond_op text;
 	v_cond_vals jsonb;
 	v_default jsonb;
-	v_num float8;
 	v_position int;
-	dup text;
 BEGIN
 	s := tuner._find_study($1);
 	PERFORM tuner._not_null(p_name, 'name');
@@ -246,156 +435,22 @@ BEGIN
 				  HINT = 'Define the whole search space before the first tuner.suggest_next(), or create a new study.';
 	END IF;
 
-	IF p_kind IN ('float', 'int') THEN
-		IF p_low IS NULL OR p_high IS NULL THEN
-			RAISE EXCEPTION '% parameter "%" needs low and high bounds', p_kind, p_name
-				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Pass low => ... and high => ....';
-		END IF;
-		IF p_low = 'NaN' OR p_high = 'NaN' OR p_low IN ('Infinity', '-Infinity')
-		   OR p_high IN ('Infinity', '-Infinity') THEN
-			RAISE EXCEPTION 'bounds of parameter "%" must be finite', p_name
-				USING ERRCODE = 'invalid_parameter_value';
-		END IF;
-		IF p_low >= p_high THEN
-			RAISE EXCEPTION 'low must be less than high for parameter "%"', p_name
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('low is %s and high is %s.', p_low, p_high);
-		END IF;
-		IF p_kind = 'int' AND (p_low <> pg_catalog.trunc(p_low) OR p_high <> pg_catalog.trunc(p_high)) THEN
-			RAISE EXCEPTION 'bounds of int parameter "%" must be integers', p_name
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('low is %s and high is %s.', p_low, p_high);
-		END IF;
-		IF p_log AND p_low <= 0 THEN
-			RAISE EXCEPTION 'log-scaled parameter "%" needs a positive low bound', p_name
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = pg_catalog.format('low is %s.', p_low),
-					  HINT = 'Use log_scale => false, or a low bound above zero.';
-		END IF;
-		IF p_choices IS NOT NULL THEN
-			RAISE EXCEPTION '% parameter "%" does not take choices', p_kind, p_name
-				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Only categorical parameters have choices.';
-		END IF;
-	ELSE
-		IF p_low IS NOT NULL OR p_high IS NOT NULL THEN
-			RAISE EXCEPTION '% parameter "%" does not take bounds', p_kind, p_name
-				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Only float and int parameters have low and high.';
-		END IF;
-		IF p_log THEN
-			RAISE EXCEPTION '% parameter "%" cannot be log-scaled', p_kind, p_name
-				USING ERRCODE = 'invalid_parameter_value';
-		END IF;
-		IF p_kind = 'bool' AND p_choices IS NOT NULL THEN
-			RAISE EXCEPTION 'bool parameter "%" does not take choices', p_name
-				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Only categorical parameters have choices.';
-		END IF;
-		IF p_kind = 'categorical' THEN
-			IF p_choices IS NULL OR pg_catalog.cardinality(p_choices) = 0 THEN
-				RAISE EXCEPTION 'categorical parameter "%" needs choices', p_name
-					USING ERRCODE = 'invalid_parameter_value',
-						  HINT = 'Pass choices => ARRAY[''a'', ''b''].';
-			END IF;
-			IF pg_catalog.array_ndims(p_choices) <> 1 THEN
-				RAISE EXCEPTION 'choices of parameter "%" must be a one-dimensional array', p_name
-					USING ERRCODE = 'invalid_parameter_value';
-			END IF;
-			IF pg_catalog.array_position(p_choices, NULL) IS NOT NULL THEN
-				RAISE EXCEPTION 'choices of parameter "%" must not contain NULL', p_name
-					USING ERRCODE = 'null_value_not_allowed';
-			END IF;
-			SELECT c INTO dup FROM pg_catalog.unnest(p_choices) c
-			 GROUP BY c HAVING pg_catalog.count(*) > 1 ORDER BY c LIMIT 1;
-			IF FOUND THEN
-				RAISE EXCEPTION 'choices of parameter "%" must be distinct', p_name
-					USING ERRCODE = 'invalid_parameter_value',
-						  DETAIL = pg_catalog.format('"%s" appears more than once.', dup);
-			END IF;
-		END IF;
-	END IF;
+	-- The row to insert, as far as the checks below need it.
+	p.name := p_name;
+	p.kind := p_kind;
+	p.low := p_low;
+	p.high := p_high;
+	p.log_scale := p_log;
+	p.choices := p_choices;
+	p.soft_bounds := p_soft;
+	p.hard_low := p_hard_low;
+	p.hard_high := p_hard_high;
+	PERFORM tuner._check_parameter_bounds(p);
 
-	IF p_default IS NOT NULL THEN
-		IF p_kind IN ('float', 'int') THEN
-			BEGIN
-				v_num := p_default::float8;
-			EXCEPTION WHEN invalid_text_representation OR numeric_value_out_of_range THEN
-				RAISE EXCEPTION 'default value "%" of parameter "%" is not a number', p_default, p_name
-					USING ERRCODE = 'invalid_parameter_value';
-			END;
-			IF v_num = 'NaN' OR v_num IN ('Infinity', '-Infinity') THEN
-				RAISE EXCEPTION 'default value of parameter "%" must be finite', p_name
-					USING ERRCODE = 'invalid_parameter_value',
-						  DETAIL = pg_catalog.format('Got %s.', p_default);
-			END IF;
-			IF v_num < p_low OR v_num > p_high THEN
-				RAISE EXCEPTION 'default value % of parameter "%" is outside its bounds', p_default, p_name
-					USING ERRCODE = 'invalid_parameter_value',
-						  DETAIL = pg_catalog.format('The bounds are [%s, %s].', p_low, p_high);
-			END IF;
-			IF p_kind = 'int' THEN
-				IF v_num <> pg_catalog.trunc(v_num) THEN
-					RAISE EXCEPTION 'default value % of int parameter "%" is not an integer', p_default, p_name
-						USING ERRCODE = 'invalid_parameter_value';
-				END IF;
-				v_default := pg_catalog.to_jsonb(v_num::bigint);
-			ELSE
-				v_default := pg_catalog.to_jsonb(v_num);
-			END IF;
-		ELSIF p_kind = 'bool' THEN
-			BEGIN
-				v_default := pg_catalog.to_jsonb(p_default::bool);
-			EXCEPTION WHEN invalid_text_representation THEN
-				RAISE EXCEPTION 'default value "%" of bool parameter "%" is not a boolean', p_default, p_name
-					USING ERRCODE = 'invalid_parameter_value',
-						  HINT = 'Use true or false.';
-			END;
-		ELSE
-			IF pg_catalog.array_position(p_choices, p_default) IS NULL THEN
-				RAISE EXCEPTION 'default value "%" of parameter "%" is not one of its choices', p_default, p_name
-					USING ERRCODE = 'invalid_parameter_value',
-						  DETAIL = pg_catalog.format('The choices are %s.', p_choices);
-			END IF;
-			v_default := pg_catalog.to_jsonb(p_default);
-		END IF;
-	END IF;
+	v_default := tuner._parameter_default(p, p_default);
 
 	PERFORM tuner._not_null(p_soft, 'soft_bounds');
-	IF (p_soft OR p_hard_low IS NOT NULL OR p_hard_high IS NOT NULL)
-	   AND p_kind NOT IN ('float', 'int') THEN
-		RAISE EXCEPTION '% parameter "%" has no bounds to widen', p_kind, p_name
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'soft_bounds, hard_low and hard_high apply to float and int parameters.';
-	END IF;
-	IF (p_hard_low IS NOT NULL OR p_hard_high IS NOT NULL) AND NOT p_soft THEN
-		RAISE EXCEPTION 'hard limits of parameter "%" need soft_bounds => true', p_name
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Hard limits say how far soft bounds may widen; without soft bounds low and high are the limits.';
-	END IF;
-	IF p_hard_low = 'NaN' OR p_hard_high = 'NaN'
-	   OR p_hard_low IN ('Infinity', '-Infinity') OR p_hard_high IN ('Infinity', '-Infinity') THEN
-		RAISE EXCEPTION 'hard limits of parameter "%" must be finite', p_name
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Leave a hard limit NULL for none.';
-	END IF;
-	IF p_hard_low > p_low OR p_hard_high < p_high THEN
-		RAISE EXCEPTION 'hard limits of parameter "%" must contain its bounds', p_name
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = pg_catalog.format('The bounds are [%s, %s], the hard limits [%s, %s].',
-											 p_low, p_high, COALESCE(p_hard_low::text, 'none'),
-											 COALESCE(p_hard_high::text, 'none'));
-	END IF;
-	IF p_kind = 'int' AND (p_hard_low <> pg_catalog.trunc(p_hard_low)
-						   OR p_hard_high <> pg_catalog.trunc(p_hard_high)) THEN
-		RAISE EXCEPTION 'hard limits of int parameter "%" must be integers', p_name
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF p_log AND p_hard_low <= 0 THEN
-		RAISE EXCEPTION 'log-scaled parameter "%" needs a positive hard_low', p_name
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
+	PERFORM tuner._check_hard_limits(p);
 
 	IF p_condition IS NOT NULL THEN
 		SELECT c.condition, c.parameter, c.op, c.vals

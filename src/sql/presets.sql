@@ -503,29 +503,16 @@ BEGIN
 END;
 $$;
 
--- The shape of a preset's definition (docs/presets.md, "Defining a
--- preset"): known keys, JSON types, names.  What the parts mean
--- (parameters' kinds, bounds and defaults, settings, constraints,
--- metrics, the algorithm) is checked by the dry run of
--- tuner._preset_guard, with the API's own checks.
-CREATE OR REPLACE FUNCTION tuner._preset_check_definition(def jsonb)
+-- The objectives a preset offers and its default objective among them
+-- (a part of tuner._preset_check_definition, which checks the whole).
+CREATE OR REPLACE FUNCTION tuner._preset_check_objectives(def jsonb)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
 DECLARE
-	e jsonb;
 	k text;
 	v jsonb;
-	v_names text[];
-	v_dup text;
 BEGIN
-	PERFORM tuner._preset_keys(def, 'the definition', ARRAY['description', 'objective',
-		'objectives', 'other_objectives', 'objectives_hint', 'runner', 'settings',
-		'parameters', 'constraints', 'metrics', 'catalog', 'algorithm']);
-	PERFORM tuner._preset_type(def -> 'description', 'description', 'string');
-	PERFORM tuner._preset_type(def -> 'objective', 'objective', 'string', true);
-	PERFORM tuner._preset_type(def -> 'other_objectives', 'other_objectives', 'boolean');
-	PERFORM tuner._preset_type(def -> 'objectives_hint', 'objectives_hint', 'string');
 	IF def ? 'objectives' THEN
 		PERFORM tuner._preset_type(def -> 'objectives', 'objectives', 'object');
 		FOR k, v IN SELECT x.key, x.value FROM pg_catalog.jsonb_each(def -> 'objectives') x
@@ -551,7 +538,19 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  HINT = 'With "other_objectives": false, list the default objective under "objectives".';
 	END IF;
+END;
+$$;
 
+-- The runner a preset registers: its program's form and its settings'
+-- declarations (names, types, limits; each name once).
+CREATE OR REPLACE FUNCTION tuner._preset_check_runner(def jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	e jsonb;
+	v_dup text;
+BEGIN
 	IF def ? 'runner' THEN
 		PERFORM tuner._preset_keys(def -> 'runner', 'runner', ARRAY['name', 'program', 'settings']);
 		PERFORM tuner._preset_type(def -> 'runner' -> 'name', 'runner name', 'string', true);
@@ -598,8 +597,19 @@ BEGIN
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
 	END IF;
-	PERFORM tuner._preset_type(def -> 'settings', 'settings', 'object');
+END;
+$$;
 
+-- A preset's parameters: known keys and JSON types of each, each name
+-- once (what they mean is add_parameter's to check, in the dry run).
+CREATE OR REPLACE FUNCTION tuner._preset_check_parameters(def jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	e jsonb;
+	v_dup text;
+BEGIN
 	PERFORM tuner._preset_type(def -> 'parameters', 'parameters', 'array');
 	FOR e IN SELECT x FROM pg_catalog.jsonb_array_elements(COALESCE(def -> 'parameters', '[]')) x
 	LOOP
@@ -635,7 +645,18 @@ BEGIN
 		RAISE EXCEPTION 'parameter "%" is listed twice', v_dup
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+END;
+$$;
 
+-- A preset's constraints and metrics: JSON types, each metric name once.
+CREATE OR REPLACE FUNCTION tuner._preset_check_metrics(def jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	e jsonb;
+	v_dup text;
+BEGIN
 	PERFORM tuner._preset_type(def -> 'constraints', 'constraints', 'array');
 	FOR e IN SELECT x FROM pg_catalog.jsonb_array_elements(COALESCE(def -> 'constraints', '[]')) x
 	LOOP
@@ -657,7 +678,19 @@ BEGIN
 		RAISE EXCEPTION 'metric "%" is listed twice', v_dup
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+END;
+$$;
 
+-- Where a preset finds its catalog: a file name in an absolute default
+-- directory, or one a runner setting of type path chooses, and the
+-- import's options.
+CREATE OR REPLACE FUNCTION tuner._preset_check_catalog(def jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	k text;
+BEGIN
 	IF def ? 'catalog' THEN
 		PERFORM tuner._preset_keys(def -> 'catalog', 'catalog', ARRAY['what', 'file', 'dir_setting',
 			'default_dir', 'import', 'min_parameters', 'missing_detail', 'missing_hint',
@@ -690,6 +723,32 @@ BEGIN
 			PERFORM tuner._preset_type(def -> 'catalog' -> k, 'catalog ' || k, 'string');
 		END LOOP;
 	END IF;
+END;
+$$;
+
+-- The shape of a preset's definition (docs/presets.md, "Defining a
+-- preset"): known keys, JSON types, names.  What the parts mean
+-- (parameters' kinds, bounds and defaults, settings, constraints,
+-- metrics, the algorithm) is checked by the dry run of
+-- tuner._preset_guard, with the API's own checks.
+CREATE OR REPLACE FUNCTION tuner._preset_check_definition(def jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+	PERFORM tuner._preset_keys(def, 'the definition', ARRAY['description', 'objective',
+		'objectives', 'other_objectives', 'objectives_hint', 'runner', 'settings',
+		'parameters', 'constraints', 'metrics', 'catalog', 'algorithm']);
+	PERFORM tuner._preset_type(def -> 'description', 'description', 'string');
+	PERFORM tuner._preset_type(def -> 'objective', 'objective', 'string', true);
+	PERFORM tuner._preset_type(def -> 'other_objectives', 'other_objectives', 'boolean');
+	PERFORM tuner._preset_type(def -> 'objectives_hint', 'objectives_hint', 'string');
+	PERFORM tuner._preset_check_objectives(def);
+	PERFORM tuner._preset_check_runner(def);
+	PERFORM tuner._preset_type(def -> 'settings', 'settings', 'object');
+	PERFORM tuner._preset_check_parameters(def);
+	PERFORM tuner._preset_check_metrics(def);
+	PERFORM tuner._preset_check_catalog(def);
 	IF def ? 'algorithm' THEN
 		PERFORM tuner._preset_keys(def -> 'algorithm', 'algorithm', ARRAY['name', 'options']);
 		PERFORM tuner._preset_type(def -> 'algorithm' -> 'name', 'algorithm name', 'string', true);

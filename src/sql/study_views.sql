@@ -47,6 +47,107 @@ BEGIN
 END;
 $$;
 
+-- The columns a study's view has after its fixed ones, one per parameter
+-- (by position) and per metric (by id) but those a fixed column already
+-- shows: their select-list text (cols), the lateral join's aggregate of
+-- each metric (aggs) and each column's comment as name, text pairs
+-- (comments).  A name already taken gets a prefix (tuner._view_column).
+CREATE OR REPLACE FUNCTION tuner._view_columns(s tuner.study, objective_id bigint,
+											 OUT cols text, OUT aggs text, OUT comments text[])
+RETURNS record
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	p tuner.parameter;
+	m tuner.metric;
+	v_taken text[] := ARRAY['trial', 'number', 'state', 'source', 'created_at',
+							'started_at', 'finished_at', 'objective',
+							'best_so_far', 'ratio_to_default', 'error'];
+	v_col text;
+BEGIN
+	cols := '';
+	aggs := '';
+	comments := '{}';
+	FOR p IN SELECT * FROM tuner.parameter q WHERE q.study_id = s.id ORDER BY q.position
+	LOOP
+		v_col := tuner._view_column(p.name, 'param_', v_taken);
+		v_taken := v_taken || v_col;
+		cols := cols || pg_catalog.format(E',\n       %s AS %I', CASE p.kind
+			WHEN 'int' THEN pg_catalog.format('((t.config -> %L)::numeric)::bigint', p.name)
+			WHEN 'float' THEN pg_catalog.format('(t.config -> %L)::double precision', p.name)
+			WHEN 'bool' THEN pg_catalog.format('(t.config -> %L)::boolean', p.name)
+			ELSE pg_catalog.format('t.config ->> %L', p.name) END, v_col);
+		comments := comments || ARRAY[v_col, pg_catalog.format('parameter %s: %s%s%s',
+			pg_catalog.to_jsonb(p.name), p.kind,
+			CASE WHEN p.kind IN ('int', 'float') THEN pg_catalog.format(' in [%s, %s]', p.low, p.high)
+				 WHEN p.kind = 'categorical' THEN ' of ' || pg_catalog.array_to_string(p.choices, ', ')
+				 ELSE '' END,
+			CASE WHEN p.log_scale THEN ', log scale' ELSE '' END)];
+	END LOOP;
+	FOR m IN SELECT * FROM tuner.metric q WHERE q.study_id = s.id ORDER BY q.id
+	LOOP
+		aggs := aggs || pg_catalog.format(E',\n                  pg_catalog.max(ob.value) FILTER (WHERE ob.metric_id = %s) AS m%s',
+											 m.id, m.id);
+		-- the same values as a fixed column already
+		CONTINUE WHEN m.name = 'ratio_to_default'
+			OR (m.name = 'objective' AND m.id = objective_id);
+		v_col := tuner._view_column(m.name, 'metric_', v_taken);
+		v_taken := v_taken || v_col;
+		cols := cols || pg_catalog.format(E',\n       o.m%s AS %I', m.id, v_col);
+		comments := comments || ARRAY[v_col, pg_catalog.format('metric %s (%s%s%s)',
+			pg_catalog.to_jsonb(m.name), m.role,
+			COALESCE(', ' || m.direction, ''), COALESCE(', unit ' || m.unit, ''))];
+	END LOOP;
+END;
+$$;
+
+-- The comments of a study's view: the view's, its fixed columns' and, from
+-- tuner._view_columns, those of its parameters and metrics.
+CREATE OR REPLACE FUNCTION tuner._comment_view(qualified_name text, s tuner.study, has_ratio bool, column_comments text[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	i int;
+BEGIN
+	EXECUTE pg_catalog.format('COMMENT ON VIEW %s IS %L', qualified_name,
+		pg_catalog.format('Trials of tuner study %s (%s %s), one row per trial; made by tuner.create_view',
+						  pg_catalog.to_jsonb(s.name), s.direction, pg_catalog.to_jsonb(s.objective)));
+	EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.best_so_far IS %L', qualified_name,
+		'Best objective value, in the study''s direction, of the trials up to this trial number that tuner.best may choose: complete, every outcome constraint met');
+	EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.ratio_to_default IS %L', qualified_name,
+		CASE WHEN has_ratio THEN 'The trial''s own ratio_to_default metric (measured paired with the default), else objective / objective of the default configuration''s trial'
+			 ELSE 'objective / objective of the default configuration''s trial' END);
+	FOR i IN 1 .. pg_catalog.array_length(column_comments, 1) / 2
+	LOOP
+		EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.%I IS %L', qualified_name,
+								  column_comments[2 * i - 1], column_comments[2 * i]);
+	END LOOP;
+END;
+$$;
+
+-- Give a rebuilt view the grants it had (acl and owner: the dropped
+-- view's relacl and relowner): its owner granted them, so can again.
+CREATE OR REPLACE FUNCTION tuner._regrant_view(qualified_name text, acl aclitem[], owner oid)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	g record;
+BEGIN
+	FOR g IN
+		SELECT a.grantee, a.privilege_type, a.is_grantable
+		  FROM pg_catalog.aclexplode(acl) a
+		 WHERE a.grantee <> owner
+	LOOP
+		EXECUTE pg_catalog.format('GRANT %s ON %s TO %s%s', g.privilege_type, qualified_name,
+			CASE g.grantee WHEN 0 THEN 'PUBLIC'
+				 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(g.grantee)) END,
+			CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+	END LOOP;
+END;
+$$;
+
 -- (Re)build one registered view of a study from its current parameters and
 -- metrics.  The view is dropped and created again (its columns may change
 -- anywhere), keeping its grants.  It runs with its owner's rights (the
@@ -60,26 +161,18 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
 	s tuner.study;
-	p tuner.parameter;
-	m tuner.metric;
 	v_rel oid;
 	v_qname text := pg_catalog.format('%I.%I', p_schema, p_name);
-	v_grants record;
 	v_acl aclitem[];
 	v_owner oid;
 	v_objective bigint;
 	v_ratio bigint;
 	v_default jsonb;
 	v_outcomes text;
-	v_taken text[] := ARRAY['trial', 'number', 'state', 'source', 'created_at',
-							'started_at', 'finished_at', 'objective',
-							'best_so_far', 'ratio_to_default', 'error'];
-	v_col text;
-	v_cols text := '';
-	v_aggs text := '';
-	v_comments text[] := '{}';
+	v_cols text;
+	v_aggs text;
+	v_comments text[];
 	v_sql text;
-	i int;
 BEGIN
 	SELECT * INTO s FROM tuner.study WHERE id = p_study_id;
 	SELECT c.oid, c.relacl, c.relowner INTO v_rel, v_acl, v_owner
@@ -107,36 +200,8 @@ BEGIN
 	  FROM pg_catalog.pg_proc f
 	 WHERE f.oid = 'tuner._trial_outcomes(bigint)'::pg_catalog.regprocedure;
 
-	FOR p IN SELECT * FROM tuner.parameter q WHERE q.study_id = s.id ORDER BY q.position
-	LOOP
-		v_col := tuner._view_column(p.name, 'param_', v_taken);
-		v_taken := v_taken || v_col;
-		v_cols := v_cols || pg_catalog.format(E',\n       %s AS %I', CASE p.kind
-			WHEN 'int' THEN pg_catalog.format('((t.config -> %L)::numeric)::bigint', p.name)
-			WHEN 'float' THEN pg_catalog.format('(t.config -> %L)::double precision', p.name)
-			WHEN 'bool' THEN pg_catalog.format('(t.config -> %L)::boolean', p.name)
-			ELSE pg_catalog.format('t.config ->> %L', p.name) END, v_col);
-		v_comments := v_comments || ARRAY[v_col, pg_catalog.format('parameter %s: %s%s%s',
-			pg_catalog.to_jsonb(p.name), p.kind,
-			CASE WHEN p.kind IN ('int', 'float') THEN pg_catalog.format(' in [%s, %s]', p.low, p.high)
-				 WHEN p.kind = 'categorical' THEN ' of ' || pg_catalog.array_to_string(p.choices, ', ')
-				 ELSE '' END,
-			CASE WHEN p.log_scale THEN ', log scale' ELSE '' END)];
-	END LOOP;
-	FOR m IN SELECT * FROM tuner.metric q WHERE q.study_id = s.id ORDER BY q.id
-	LOOP
-		v_aggs := v_aggs || pg_catalog.format(E',\n                  pg_catalog.max(ob.value) FILTER (WHERE ob.metric_id = %s) AS m%s',
-											 m.id, m.id);
-		-- the same values as a fixed column already
-		CONTINUE WHEN m.name = 'ratio_to_default'
-			OR (m.name = 'objective' AND m.id = v_objective);
-		v_col := tuner._view_column(m.name, 'metric_', v_taken);
-		v_taken := v_taken || v_col;
-		v_cols := v_cols || pg_catalog.format(E',\n       o.m%s AS %I', m.id, v_col);
-		v_comments := v_comments || ARRAY[v_col, pg_catalog.format('metric %s (%s%s%s)',
-			pg_catalog.to_jsonb(m.name), m.role,
-			COALESCE(', ' || m.direction, ''), COALESCE(', unit ' || m.unit, ''))];
-	END LOOP;
+	SELECT c.cols, c.aggs, c.comments INTO v_cols, v_aggs, v_comments
+	  FROM tuner._view_columns(s, v_objective) c;
 
 	v_sql := pg_catalog.format(
 $v$CREATE VIEW %s AS
@@ -172,31 +237,9 @@ $v$o.objective / NULLIF((
 		v_cols, v_objective, v_aggs, v_outcomes, s.id);
 	EXECUTE v_sql;
 
-	EXECUTE pg_catalog.format('COMMENT ON VIEW %s IS %L', v_qname,
-		pg_catalog.format('Trials of tuner study %s (%s %s), one row per trial; made by tuner.create_view',
-						  pg_catalog.to_jsonb(s.name), s.direction, pg_catalog.to_jsonb(s.objective)));
-	EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.best_so_far IS %L', v_qname,
-		'Best objective value, in the study''s direction, of the trials up to this trial number that tuner.best may choose: complete, every outcome constraint met');
-	EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.ratio_to_default IS %L', v_qname,
-		CASE WHEN v_ratio IS NOT NULL THEN 'The trial''s own ratio_to_default metric (measured paired with the default), else objective / objective of the default configuration''s trial'
-			 ELSE 'objective / objective of the default configuration''s trial' END);
-	FOR i IN 1 .. pg_catalog.array_length(v_comments, 1) / 2
-	LOOP
-		EXECUTE pg_catalog.format('COMMENT ON COLUMN %s.%I IS %L', v_qname,
-								  v_comments[2 * i - 1], v_comments[2 * i]);
-	END LOOP;
+	PERFORM tuner._comment_view(v_qname, s, v_ratio IS NOT NULL, v_comments);
 
-	-- The grants the view had: its owner granted them, so can again.
-	FOR v_grants IN
-		SELECT a.grantee, a.privilege_type, a.is_grantable
-		  FROM pg_catalog.aclexplode(v_acl) a
-		 WHERE a.grantee <> v_owner
-	LOOP
-		EXECUTE pg_catalog.format('GRANT %s ON %s TO %s%s', v_grants.privilege_type, v_qname,
-			CASE v_grants.grantee WHEN 0 THEN 'PUBLIC'
-				 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(v_grants.grantee)) END,
-			CASE WHEN v_grants.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
-	END LOOP;
+	PERFORM tuner._regrant_view(v_qname, v_acl, v_owner);
 END;
 $$;
 

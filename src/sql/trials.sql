@@ -272,6 +272,115 @@ BEGIN
 END;
 $$;
 
+-- copy_trials' filter, checked: the trial numbers, sources and number of
+-- best trials to copy (each NULL when the filter does not say).
+CREATE OR REPLACE FUNCTION tuner._copy_filter(filter jsonb,
+										OUT numbers int[], OUT sources text[], OUT best int)
+RETURNS record
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	k text;
+BEGIN
+	IF pg_catalog.jsonb_typeof(filter) <> 'object' THEN
+		RAISE EXCEPTION 'filter must be a JSON object'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Use {}, {"numbers": [1, 2]}, {"sources": ["model"]} or {"best": 10}.';
+	END IF;
+	FOR k IN SELECT pg_catalog.jsonb_object_keys(filter)
+	LOOP
+		IF k NOT IN ('numbers', 'sources', 'best') THEN
+			RAISE EXCEPTION 'unknown filter key "%"', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Known keys: numbers, sources, best.';
+		END IF;
+	END LOOP;
+	IF filter ? 'numbers' THEN
+		IF pg_catalog.jsonb_typeof(filter -> 'numbers') <> 'array' THEN
+			RAISE EXCEPTION 'filter "numbers" must be an array of trial numbers'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		numbers := ARRAY(SELECT tuner._json_int(e, 'filter "numbers"', 1, 2147483647)
+							 FROM pg_catalog.jsonb_array_elements(filter -> 'numbers') e);
+	END IF;
+	IF filter ? 'sources' THEN
+		IF pg_catalog.jsonb_typeof(filter -> 'sources') <> 'array'
+		   OR EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(filter -> 'sources') e
+					   WHERE pg_catalog.jsonb_typeof(e) <> 'string') THEN
+			RAISE EXCEPTION 'filter "sources" must be an array of strings'
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Sources are default, design, model, random, manual and copied.';
+		END IF;
+		sources := ARRAY(SELECT pg_catalog.jsonb_array_elements_text(filter -> 'sources'));
+	END IF;
+	IF filter ? 'best' THEN
+		best := tuner._json_int(filter -> 'best', 'filter "best"', 1, 2147483647);
+	END IF;
+END;
+$$;
+
+-- Why copy_trials skips trial t of another study rather than copy it into
+-- study s (NULL: it copies it): the first problem of its configuration in
+-- s's space (problems, from tuner._complete_config), no value of s's
+-- objective, or a copy of it already in s.
+CREATE OR REPLACE FUNCTION tuner._copy_skip_reason(s tuner.study, t tuner.trial, problems text[])
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+BEGIN
+	IF problems IS NOT NULL THEN
+		RETURN problems[1];
+	ELSIF NOT EXISTS (SELECT 1 FROM tuner.observation ob JOIN tuner.metric m ON m.id = ob.metric_id
+					   WHERE ob.trial_id = t.id AND m.name = s.objective) THEN
+		RETURN 'no_objective';
+	ELSIF EXISTS (SELECT 1 FROM tuner.trial x
+				   WHERE x.study_id = s.id AND x.source = 'copied'
+					 AND x.details -> 'copied_from' -> 'trial' = pg_catalog.to_jsonb(t.id)) THEN
+		RETURN 'already_copied';
+	END IF;
+	RETURN NULL;
+END;
+$$;
+
+-- Copy trial t of study f into study s as its next trial, with new_config
+-- (t's configuration completed for s's space): a complete trial of source
+-- copied with every metric t measured (a metric s does not know yet is
+-- recorded, as report does) and a note of where it came from.
+CREATE OR REPLACE FUNCTION tuner._copy_trial(f tuner.study, s tuner.study, t tuner.trial, new_config jsonb)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_number int;
+	v_trial bigint;
+BEGIN
+	SELECT COALESCE(pg_catalog.max(x.number), 0) + 1 INTO v_number
+	  FROM tuner.trial x WHERE x.study_id = s.id;
+	-- metrics this study does not know yet are recorded, as report does
+	INSERT INTO tuner.metric (study_id, name, role)
+	SELECT s.id, m.name, 'recorded'
+	  FROM tuner.observation ob JOIN tuner.metric m ON m.id = ob.metric_id
+	 WHERE ob.trial_id = t.id
+	 ORDER BY m.name
+	ON CONFLICT (study_id, name) DO NOTHING;
+	-- running first, so that the observations are there when it completes
+	INSERT INTO tuner.trial (study_id, number, config, state, source, created_at,
+							 started_at, details)
+	VALUES (s.id, v_number, new_config, 'running', 'copied', pg_catalog.now(), t.started_at,
+			pg_catalog.jsonb_build_object('copied_from', pg_catalog.jsonb_build_object(
+				'study', f.name, 'trial', t.id, 'number', t.number)))
+	RETURNING id INTO v_trial;
+	INSERT INTO tuner.observation (trial_id, metric_id, value, reported_at)
+	SELECT v_trial, mt.id, ob.value, ob.reported_at
+	  FROM tuner.observation ob
+	  JOIN tuner.metric m ON m.id = ob.metric_id
+	  JOIN tuner.metric mt ON mt.study_id = s.id AND mt.name = m.name
+	 WHERE ob.trial_id = t.id;
+	UPDATE tuner.trial SET state = 'complete', finished_at = t.finished_at
+	 WHERE id = v_trial;
+END;
+$$;
+
 -- copy_trials' filter {"best": n} takes the n best of the trials best()
 -- may choose: it ranked every complete trial, so a trial that broke a
 -- constraint was copied as one of "the best".  0.1.0's body otherwise.
@@ -296,12 +405,9 @@ DECLARE
 	s tuner.study;
 	t tuner.trial;
 	c record;
-	k text;
 	v_numbers int[];
 	v_sources text[];
 	v_best int;
-	v_number int;
-	v_trial bigint;
 	v_copied int := 0;
 	v_reasons jsonb := '{}';
 	v_defaulted text[] := '{}';
@@ -315,40 +421,8 @@ BEGIN
 		RAISE EXCEPTION 'cannot copy the trials of study "%" into itself', s.name
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	IF pg_catalog.jsonb_typeof(filter) <> 'object' THEN
-		RAISE EXCEPTION 'filter must be a JSON object'
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Use {}, {"numbers": [1, 2]}, {"sources": ["model"]} or {"best": 10}.';
-	END IF;
-	FOR k IN SELECT pg_catalog.jsonb_object_keys(filter)
-	LOOP
-		IF k NOT IN ('numbers', 'sources', 'best') THEN
-			RAISE EXCEPTION 'unknown filter key "%"', k
-				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known keys: numbers, sources, best.';
-		END IF;
-	END LOOP;
-	IF filter ? 'numbers' THEN
-		IF pg_catalog.jsonb_typeof(filter -> 'numbers') <> 'array' THEN
-			RAISE EXCEPTION 'filter "numbers" must be an array of trial numbers'
-				USING ERRCODE = 'invalid_parameter_value';
-		END IF;
-		v_numbers := ARRAY(SELECT tuner._json_int(e, 'filter "numbers"', 1, 2147483647)
-							 FROM pg_catalog.jsonb_array_elements(filter -> 'numbers') e);
-	END IF;
-	IF filter ? 'sources' THEN
-		IF pg_catalog.jsonb_typeof(filter -> 'sources') <> 'array'
-		   OR EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(filter -> 'sources') e
-					   WHERE pg_catalog.jsonb_typeof(e) <> 'string') THEN
-			RAISE EXCEPTION 'filter "sources" must be an array of strings'
-				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Sources are default, design, model, random, manual and copied.';
-		END IF;
-		v_sources := ARRAY(SELECT pg_catalog.jsonb_array_elements_text(filter -> 'sources'));
-	END IF;
-	IF filter ? 'best' THEN
-		v_best := tuner._json_int(filter -> 'best', 'filter "best"', 1, 2147483647);
-	END IF;
+	SELECT x.numbers, x.sources, x.best INTO v_numbers, v_sources, v_best
+	  FROM tuner._copy_filter(filter) x;
 	IF NOT EXISTS (SELECT 1 FROM tuner.parameter p WHERE p.study_id = s.id) THEN
 		RAISE EXCEPTION 'study "%" has no parameters', s.name
 			USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -371,18 +445,8 @@ BEGIN
 				  x.number
 		 LIMIT v_best
 	LOOP
-		v_reason := NULL;
 		c := tuner._complete_config(s.id, t.config);
-		IF c.problem IS NOT NULL THEN
-			v_reason := c.problem[1];
-		ELSIF NOT EXISTS (SELECT 1 FROM tuner.observation ob JOIN tuner.metric m ON m.id = ob.metric_id
-						   WHERE ob.trial_id = t.id AND m.name = s.objective) THEN
-			v_reason := 'no_objective';
-		ELSIF EXISTS (SELECT 1 FROM tuner.trial x
-					   WHERE x.study_id = s.id AND x.source = 'copied'
-						 AND x.details -> 'copied_from' -> 'trial' = pg_catalog.to_jsonb(t.id)) THEN
-			v_reason := 'already_copied';
-		END IF;
+		v_reason := tuner._copy_skip_reason(s, t, c.problem);
 		IF v_reason IS NOT NULL THEN
 			v_reasons := v_reasons || pg_catalog.jsonb_build_object(v_reason,
 				COALESCE((v_reasons ->> v_reason)::int, 0) + 1);
@@ -391,30 +455,7 @@ BEGIN
 		v_defaulted := ARRAY(SELECT DISTINCT u FROM pg_catalog.unnest(v_defaulted || c.defaulted) u ORDER BY u);
 		v_dropped := ARRAY(SELECT DISTINCT u FROM pg_catalog.unnest(v_dropped || c.dropped) u ORDER BY u);
 
-		SELECT COALESCE(pg_catalog.max(x.number), 0) + 1 INTO v_number
-		  FROM tuner.trial x WHERE x.study_id = s.id;
-		-- metrics this study does not know yet are recorded, as report does
-		INSERT INTO tuner.metric (study_id, name, role)
-		SELECT s.id, m.name, 'recorded'
-		  FROM tuner.observation ob JOIN tuner.metric m ON m.id = ob.metric_id
-		 WHERE ob.trial_id = t.id
-		 ORDER BY m.name
-		ON CONFLICT (study_id, name) DO NOTHING;
-		-- running first, so that the observations are there when it completes
-		INSERT INTO tuner.trial (study_id, number, config, state, source, created_at,
-								 started_at, details)
-		VALUES (s.id, v_number, c.config, 'running', 'copied', pg_catalog.now(), t.started_at,
-				pg_catalog.jsonb_build_object('copied_from', pg_catalog.jsonb_build_object(
-					'study', f.name, 'trial', t.id, 'number', t.number)))
-		RETURNING id INTO v_trial;
-		INSERT INTO tuner.observation (trial_id, metric_id, value, reported_at)
-		SELECT v_trial, mt.id, ob.value, ob.reported_at
-		  FROM tuner.observation ob
-		  JOIN tuner.metric m ON m.id = ob.metric_id
-		  JOIN tuner.metric mt ON mt.study_id = s.id AND mt.name = m.name
-		 WHERE ob.trial_id = t.id;
-		UPDATE tuner.trial SET state = 'complete', finished_at = t.finished_at
-		 WHERE id = v_trial;
+		PERFORM tuner._copy_trial(f, s, t, c.config);
 		v_copied := v_copied + 1;
 	END LOOP;
 	RETURN pg_catalog.jsonb_build_object(
