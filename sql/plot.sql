@@ -158,8 +158,9 @@ SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{t,t}', '{1}', '{}',
 -- (the best so far is NULL before the first feasible trial)
 SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{f,t}', '{NULL,2}', '{}', NULL, true, false, 720, 480)
        LIKE '%best so far: 2</title>%' AS best_from_trial_2;
-SELECT tuner._plot_slice('t', 'x', 'y', '{1,2}', '{1,2}', '{1,2}', '{t}', NULL, NULL, false, false, true, 720, 480);
-SELECT tuner._plot_slice('t', 'x', 'y', '{1,2}', '{1,2}', '{1,2}', '{t,t}', 2, NULL, false, false, true, 720, 480)
+SELECT tuner._plot_slice('{t,x,y}', '{1,2}', '{1,2}', '{1,2}', '{t}', NULL, NULL, false, false, true, 720, 480);
+SELECT tuner._plot_slice('{t,x}', '{1,2}', '{1,2}', '{1,2}', '{t,t}', NULL, NULL, false, false, true, 720, 480);
+SELECT tuner._plot_slice('{t,x,y}', '{1,2}', '{1,2}', '{1,2}', '{t,t}', 2, NULL, false, false, true, 720, 480)
        LIKE '%r="5.50" fill="#d62728"><title>trial 2:%' AS best_as_given;
 SELECT tuner._plot_pareto('t', 'x', 'y', '{1,2}', '{1,2}', '{1,2}', '{t,t,t}', true, true, 720, 480);
 SELECT tuner._plot_heatmap('t', '{a,b}', '{{1,0.5},{0.5,1},{0,0}}', 720, 480);

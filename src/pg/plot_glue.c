@@ -291,21 +291,22 @@ tuner_plot_convergence_0_3(PG_FUNCTION_ARGS)
 	return plot_result(code, &status, svg, cxt, oldcxt, "convergence plot");
 }
 
-/* The arguments both forms of tuner._plot_slice share. */
+/*
+ * The arguments both forms of tuner._plot_slice share: x, y and numbers
+ * from argument x_arg on, the categories and the options from argument
+ * categories_arg on.  The caller has read the three labels.
+ */
 static void
-slice_args(FunctionCallInfo fcinfo, SlicePlot *p, int categories_arg)
+slice_args(FunctionCallInfo fcinfo, SlicePlot *p, int x_arg,
+		   int categories_arg)
 {
 	int m;
 	int k = categories_arg;
 
-	memset(p, 0, sizeof(*p));
-	p->title = utf8_arg(fcinfo, 0, "title");
-	p->x_label = utf8_arg(fcinfo, 1, "x_label");
-	p->y_label = utf8_arg(fcinfo, 2, "y_label");
-	p->x = vector_arg(fcinfo, 3, "x", false, &p->n);
-	p->y = vector_arg(fcinfo, 4, "y", false, &m);
+	p->x = vector_arg(fcinfo, x_arg, "x", false, &p->n);
+	p->y = vector_arg(fcinfo, x_arg + 1, "y", false, &m);
 	same_length(p->n, m, "x", "y");
-	p->number = vector_arg(fcinfo, 5, "numbers", false, &m);
+	p->number = vector_arg(fcinfo, x_arg + 2, "numbers", false, &m);
 	same_length(p->n, m, "x", "numbers");
 	if (!PG_ARGISNULL(k))
 		p->categories = names_arg(fcinfo, k, "categories", &p->n_categories);
@@ -334,17 +335,22 @@ tuner_plot_slice(PG_FUNCTION_ARGS)
 	char *svg = NULL;
 
 	tuner_status_clear(&status);
-	slice_args(fcinfo, &p, 6);
+	memset(&p, 0, sizeof(p));
+	p.title = utf8_arg(fcinfo, 0, "title");
+	p.x_label = utf8_arg(fcinfo, 1, "x_label");
+	p.y_label = utf8_arg(fcinfo, 2, "y_label");
+	slice_args(fcinfo, &p, 3, 6);
 	code = plot_slice(&p, &svg, &status);
 	return plot_result(code, &status, svg, cxt, oldcxt, "slice plot");
 }
 
 /*
- * tuner._plot_slice(title text, x_label text, y_label text, x float8[],
- *		y float8[], numbers float8[], feasible bool[], best_number float8,
+ * tuner._plot_slice(labels text[], x float8[], y float8[],
+ *		numbers float8[], feasible bool[], best_number float8,
  *		categories text[], x_log bool, log_y bool, minimize bool,
- *		width int, height int) returns text: feasible marks the trials
- *		tuner.best may choose, best_number is its trial's (NULL: none).
+ *		width int, height int) returns text: labels are the title and the
+ *		axes' labels, feasible marks the trials tuner.best may choose,
+ *		best_number is its trial's (NULL: none).
  */
 Datum
 tuner_plot_slice_0_3(PG_FUNCTION_ARGS)
@@ -357,10 +363,25 @@ tuner_plot_slice_0_3(PG_FUNCTION_ARGS)
 	char *svg = NULL;
 
 	tuner_status_clear(&status);
-	slice_args(fcinfo, &p, 8);
-	p.feasible = flags_arg(fcinfo, 6, "feasible", p.n);
+	memset(&p, 0, sizeof(p));
+	{
+		int n_labels;
+		const char **labels = names_arg(fcinfo, 0, "labels", &n_labels);
+
+		if (n_labels != 3)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("labels must have 3 elements, not %d", n_labels),
+					 errhint("Give the title, the x axis' label and the y "
+							 "axis' label.")));
+		p.title = labels[0];
+		p.x_label = labels[1];
+		p.y_label = labels[2];
+	}
+	slice_args(fcinfo, &p, 1, 6);
+	p.feasible = flags_arg(fcinfo, 4, "feasible", p.n);
 	p.best_given = 1;
-	p.best_number = PG_ARGISNULL(7) ? get_float8_nan() : PG_GETARG_FLOAT8(7);
+	p.best_number = PG_ARGISNULL(5) ? get_float8_nan() : PG_GETARG_FLOAT8(5);
 	code = plot_slice(&p, &svg, &status);
 	return plot_result(code, &status, svg, cxt, oldcxt, "slice plot");
 }

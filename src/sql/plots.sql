@@ -19,7 +19,7 @@ AS 'MODULE_PATHNAME', 'tuner_plot_convergence_0_3'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- best_number: the number of tuner.best's trial (NULL: none).
-CREATE OR REPLACE FUNCTION tuner._plot_slice(title text, x_label text, y_label text,
+CREATE OR REPLACE FUNCTION tuner._plot_slice(labels text[],
 								  x float8[], y float8[], numbers float8[],
 								  feasible bool[], best_number float8,
 								  categories text[], x_log bool, log_y bool,
@@ -242,9 +242,9 @@ BEGIN
 			USING ERRCODE = 'object_not_in_prerequisite_state';
 	END IF;
 	RETURN tuner._plot_slice(
-		COALESCE(o.title, pg_catalog.format('%s: %s against %s', s.name, s.objective, p.name)),
-		p.name || CASE WHEN p.log_scale THEN ' (log scale)' ELSE '' END,
-		tuner._plot_metric_label(s.id, s.objective),
+		ARRAY[COALESCE(o.title, pg_catalog.format('%s: %s against %s', s.name, s.objective, p.name)),
+			  p.name || CASE WHEN p.log_scale THEN ' (log scale)' ELSE '' END,
+			  tuner._plot_metric_label(s.id, s.objective)],
 		v_x, v_y, v_numbers, v_feasible,
 		(SELECT b.number::float8 FROM tuner._best_trial(s.id) b),
 		v_categories, p.log_scale, o.log_y,
