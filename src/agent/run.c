@@ -234,7 +234,7 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid == 0)
-		runner_child_exec(spec->path, spec->argv, fds[0], fds[1], fds[2],
+		runner_child_exec(spec->path, spec->argv, fds[0], fds[1], fds[2], -1,
 						  parent, NULL);
 	if (pid < 0)
 	{
