@@ -332,8 +332,9 @@ collect_line(void *arg, double step, const char *metrics)
 
 /*
  * Read the runner's new progress lines; hand the batch on when due (or
- * final).  Returns the reason to stop the runner, or NULL; a failure of
- * the channel goes to result->progress_error.
+ * final: the runner is gone, so also after a failure of the channel).
+ * Returns the reason to stop the runner, or NULL; a failure of the
+ * channel goes to result->progress_error.
  */
 static const char *
 collect_progress(const TunerRunSpec *spec, ProgressState *ps, long elapsed_ms,
@@ -342,21 +343,24 @@ collect_progress(const TunerRunSpec *spec, ProgressState *ps, long elapsed_ms,
 	const char *reason = NULL;
 	bool failed = false;
 
-	if (spec->progress == NULL || result->progress_error != NULL)
+	if (spec->progress == NULL)
 		return NULL;
-	if (!progress_channel_read(&ps->channel, final, collect_line, ps))
+	if (result->progress_error == NULL &&
+		!progress_channel_read(&ps->channel, final, collect_line, ps))
 	{
+		/* stop it now; the good lines before go on once it is gone */
 		result->progress_error = pstrdup(ps->channel.error);
-		return result->progress_error;
+		if (!final)
+			return result->progress_error;
 	}
-	if (!final && (ps->batch.n == 0 ||
-				   elapsed_ms - ps->handed_ms < TUNER_PROGRESS_EVERY_MS))
+	if (ps->batch.n == 0 ||
+		(!final && elapsed_ms - ps->handed_ms < TUNER_PROGRESS_EVERY_MS))
 		return NULL;
 	ps->handed_ms = elapsed_ms;
 	reason = spec->progress(spec->progress_arg, &ps->batch, final, &failed);
 	MemoryContextReset(ps->cxt);
 	memset(&ps->batch, 0, sizeof(ps->batch));
-	if (reason != NULL && failed)
+	if (reason != NULL && failed && result->progress_error == NULL)
 		result->progress_error = reason;
 	return reason;
 }
