@@ -93,7 +93,8 @@ PG_OBJS = \
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
 EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o \
-	src/exec/program_safety.o src/exec/measure_context.o
+	src/exec/program_safety.o src/exec/measure_context.o \
+	src/exec/progress_channel.o
 
 OBJS = $(CORE_OBJS) $(PG_OBJS) $(EXEC_OBJS)
 TUNER_HEADERS = $(wildcard src/core/*.h) $(wildcard src/pg/*.h) \

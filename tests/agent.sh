@@ -20,7 +20,10 @@
 #      is refused, never both;
 #   6. SIGTERM to an agent: its runner's group is killed, the trial is
 #      interrupted ("agent terminated") and the agent exits 0;
-#   7. network cuts between an agent and the server, through a relay that
+#   7. progress lines on fd 3 (issue 30): stored in tuner.trial_progress,
+#      a study's pruning rule prunes a bad trial (its runner's group gone),
+#      a malformed line fails the trial (its runner's group gone too);
+#   8. network cuts between an agent and the server, through a relay that
 #      is reset, kept down past the lease, or hung (tests/agent_netcut.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -291,7 +294,62 @@ got=$(sql "SELECT count(*) || ' ' || string_agg(state || ': ' || error, ',') FRO
 [ "$got" = "1 interrupted: agent terminated" ] || fail "SIGTERM: trials $got"
 echo "agent: SIGTERM: runner killed, trial $got"
 
-# 7. Network cuts (its own database, its own agents).
+# 7. Progress on fd 3: trial 1 reports value 1 at steps 1 to 3 and
+# completes; trial 2 reports 10 and 9, then would sleep for a minute: the
+# median rule prunes it.  Then a runner that writes garbage on fd 3.
+cat > "$WORK/prune.sh" <<EOF
+#!/bin/bash
+n=\$(python3 -c 'import json, sys; print(json.load(sys.stdin)["_trial"]["number"])')
+if [ "\$n" = 1 ] && [ -z "\$1" ]; then
+	for s in 1 2 3; do echo "{\"step\": \$s, \"metrics\": {\"value\": 1}}" >&3; done
+	echo '{"value": 1}'
+	exit 0
+fi
+echo \$\$ > $WORK/prune.pid
+sleep 60 &
+echo \$! > $WORK/prune.child
+[ -n "\$1" ] && echo 'throughput=5' >&3
+echo '{"step": 1, "metrics": {"value": 10}}' >&3
+echo '{"step": 2, "metrics": {"value": 9}}' >&3
+wait
+echo '{"value": 9}'
+EOF
+printf '#!/bin/bash\nexec %s garbage\n' "$WORK/prune.sh" > "$WORK/badprogress.sh"
+chmod 755 "$WORK/prune.sh" "$WORK/badprogress.sh"
+sql "SELECT tuner.create_study('prune', 'value', 'minimize',
+       '{\"seed\": 26, \"pruning\": {\"rule\": \"median\", \"warmup_steps\": 0, \"min_trials\": 1}}')" >/dev/null
+sql "SELECT tuner.add_parameter('prune', 'x', 'float', 0, 1)" >/dev/null
+"${RUN_AGENT[@]}" --study prune --runner-path "$WORK/prune.sh" --worker prune --trials 2 2> "$WORK/prune.log" ||
+	fail "the prune agent exited with $?"
+got=$(sql "SELECT string_agg(number || ' ' || state || ' ' || value || ' ' || COALESCE(error, '') || ' '
+                             || (SELECT string_agg(p.step::text, ',' ORDER BY p.step)
+                                   FROM tuner.trial_progress p WHERE p.trial_id = t.trial), '; ' ORDER BY number)
+             FROM tuner.trials t WHERE study = 'prune'")
+want="1 complete 1  1,2,3; 2 pruned 9 pruned at step 2 by the study's pruning rule; its process group was stopped 1,2"
+[ "$got" = "$want" ] || fail "pruning: got [$got], want [$want]"
+check_gone() {
+	local p
+	for p in "$(cat "$WORK/prune.pid")" "$(cat "$WORK/prune.child")"; do
+		if alive "$p"; then
+			fail "$1: the runner's process $p survived"
+		fi
+	done
+	rm -f "$WORK/prune.pid" "$WORK/prune.child"
+}
+check_gone pruning
+grep -q "pruned: pruned at step 2" "$WORK/prune.log" || fail "the prune agent did not log the pruning"
+echo "agent: progress stored, bad trial pruned, its runner's group gone: $got"
+sql "SELECT tuner.create_study('badprogress', 'value')" >/dev/null
+sql "SELECT tuner.add_parameter('badprogress', 'x', 'float', 0, 1)" >/dev/null
+"${RUN_AGENT[@]}" --study badprogress --runner-path "$WORK/badprogress.sh" --worker badprogress \
+	--trials 1 2> "$WORK/badprogress.log" || fail "the badprogress agent exited with $?"
+got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'badprogress'")
+want="failed: progress line 1 (fd 3): expected a JSON object at byte 1: throughput=5; the runner's process group was stopped"
+[ "$got" = "$want" ] || fail "malformed progress: got [$got], want [$want]"
+check_gone "malformed progress"
+echo "agent: malformed progress: $got; its runner's group is gone"
+
+# 8. Network cuts (its own database, its own agents).
 TUNER_AGENT="$AGENT" bash tests/agent_netcut.sh || fail "network cuts (tests/agent_netcut.sh)"
 
 psql -X -q -d postgres -c "DROP DATABASE $DB"

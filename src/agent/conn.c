@@ -317,3 +317,72 @@ agent_finish(AgentConn *c, long long trial, const char *worker,
 	PQclear(r);
 	return CALL_OK;
 }
+
+/* See conn.h. */
+AgentCall
+agent_progress(AgentConn *c, long long trial, const AgentProgressBatch *b,
+			   bool ask_stop, double timeout_s, bool *stop)
+{
+	char id[32];
+	const char *values[2];
+	PGresult *r;
+	AgentCall rc;
+	size_t size = 3;
+	char *json;
+	size_t len = 0;
+	int i;
+
+	*stop = false;
+	snprintf(id, sizeof(id), "%lld", trial);
+	for (i = 0; i < b->n; i++)
+		size += strlen(b->metrics[i]) + 64;
+	json = malloc(size);
+	if (json == NULL)
+	{
+		snprintf(last_sqlstate, sizeof(last_sqlstate), "53200");
+		snprintf(last_error, sizeof(last_error), "out of memory");
+		return CALL_ERROR;
+	}
+	json[len++] = '[';
+	for (i = 0; i < b->n; i++)
+		len += snprintf(json + len, size - len,
+						"%s{\"step\": %.17g, \"metrics\": %s}",
+						i > 0 ? "," : "", b->steps[i], b->metrics[i]);
+	json[len++] = ']';
+	json[len] = '\0';
+	values[0] = id;
+	values[1] = json;
+	/* one statement: the batch is stored whole or not at all */
+	rc = call(c,
+			  "SELECT count(*) FROM (SELECT tuner.report_progress($1, "
+			  "(e ->> 'step')::float8, e -> 'metrics') "
+			  "FROM pg_catalog.jsonb_array_elements($2::jsonb) e) x",
+			  2, values, timeout_s, &r);
+	free(json);
+	PQclear(r);
+	if (rc != CALL_OK || !ask_stop)
+		return rc;
+	rc = call(c, "SELECT tuner.should_stop($1)", 1, values, timeout_s, &r);
+	if (rc == CALL_OK)
+		*stop = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+	PQclear(r);
+	return rc;
+}
+
+/* See conn.h. */
+AgentCall
+agent_prune(AgentConn *c, long long trial, const char *reason)
+{
+	char id[32];
+	const char *values[2] = {id, reason};
+	PGresult *r;
+	AgentCall rc;
+
+	snprintf(id, sizeof(id), "%lld", trial);
+	rc = call(c,
+			  "SELECT tuner.prune(x.id, $2) FROM tuner.trial x "
+			  "WHERE x.id = $1 AND x.state = 'running'",
+			  2, values, c->call_timeout_s, &r);
+	PQclear(r);
+	return rc;
+}

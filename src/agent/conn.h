@@ -1,8 +1,9 @@
 /*
  * conn.h
  *	  tuner-agent's connection to the database: connecting with backoff,
- *	  telling a lost connection from an SQL error, and the three calls it
- *	  makes (tuner.agent_claim, tuner.heartbeat, tuner.agent_finish).
+ *	  telling a lost connection from an SQL error, and the calls it makes
+ *	  (tuner.agent_claim, tuner.heartbeat, tuner.report_progress,
+ *	  tuner.should_stop, tuner.prune, tuner.agent_finish).
  */
 #ifndef AGENT_CONN_H
 #define AGENT_CONN_H
@@ -90,5 +91,21 @@ extern AgentCall agent_finish(AgentConn *c, long long trial,
 							  const char *worker, const AgentRunResult *r,
 							  const char *forced_state,
 							  const char *forced_reason, AgentFinish *out);
+
+/*
+ * Store a batch of the runner's progress lines (tuner.report_progress, in
+ * one statement: all or none); with ask_stop, then ask tuner.should_stop
+ * into *stop.  Not safe to repeat after CALL_LOST (steps only increase).
+ */
+extern AgentCall agent_progress(AgentConn *c, long long trial,
+								const AgentProgressBatch *b, bool ask_stop,
+								double timeout_s, bool *stop);
+
+/*
+ * tuner.prune(trial, reason) for a trial the study's pruning rule stopped,
+ * unless it is no longer running.
+ */
+extern AgentCall agent_prune(AgentConn *c, long long trial,
+							 const char *reason);
 
 #endif /* AGENT_CONN_H */

@@ -3,7 +3,10 @@
  *	  tuner-agent: claims trials of one study (tuner.agent_claim), runs the
  *	  local runner for each with the background workers' protocol and
  *	  timeout rules (run.c), renews the trial's lease while it runs
- *	  (tuner.heartbeat) and records the outcome (tuner.agent_finish).
+ *	  (tuner.heartbeat), stores the progress lines it writes on fd 3
+ *	  (tuner.report_progress) and stops and prunes it when the study's
+ *	  pruning rule says so (tuner.should_stop, tuner.prune), and records
+ *	  the outcome (tuner.agent_finish).
  *
  *	  A lost connection is retried with backoff; the runner keeps running
  *	  meanwhile.  If the lease expired before the agent is back, the trial
@@ -38,10 +41,12 @@ typedef struct TickState
 {
 	AgentConn *conn;
 	long long trial;
-	double every_s;  /* heartbeat interval */
-	double wait_s;   /* longest wait for a heartbeat's answer */
-	double last_s;   /* elapsed time of the last heartbeat */
-	bool lease_lost; /* a heartbeat found the trial no longer running */
+	double every_s;    /* heartbeat interval */
+	double wait_s;     /* longest wait for a heartbeat's answer */
+	double last_s;     /* elapsed time of the last heartbeat */
+	bool lease_lost;   /* a heartbeat found the trial no longer running */
+	char pruned[160];  /* the study's pruning rule stopped it: why, or "" */
+	char refused[560]; /* the database refused its progress: why */
 } TickState;
 
 /* See agent.h. */
@@ -124,6 +129,59 @@ tick(void *arg, double elapsed_s)
 }
 
 /*
+ * The runner's progress, as the background workers store it: a batch
+ * about once a second (tuner.report_progress), then tuner.should_stop;
+ * when the study's rule says stop, the runner is stopped (and the trial
+ * pruned once it is gone).  A batch lost with the connection is dropped
+ * (logged); one the database refuses fails the trial.
+ */
+static const char *
+progress(void *arg, const AgentProgressBatch *b, bool final, bool *failed)
+{
+	TickState *st = (TickState *)arg;
+	bool stop = false;
+
+	if (agent_stop_requested)
+		return NULL;
+	if (st->conn->conn == NULL)
+	{
+		agent_log("trial id %lld: not connected, %d progress lines dropped",
+				  st->trial, b->n);
+		return NULL;
+	}
+	switch (agent_progress(st->conn, st->trial, b, !final, st->wait_s, &stop))
+	{
+		case CALL_LOST:
+			agent_log("trial id %lld: %d progress lines may be lost with the "
+					  "connection",
+					  st->trial, b->n);
+			return NULL;
+		case CALL_ERROR:
+			if (strcmp(agent_last_sqlstate(), "55000") == 0)
+			{
+				agent_log("trial id %lld is no longer running (%s); "
+						  "stopping its runner",
+						  st->trial, agent_last_error());
+				st->lease_lost = true;
+				return "lease lost before the agent could renew it";
+			}
+			snprintf(st->refused, sizeof(st->refused),
+					 "runner progress was refused: %s", agent_last_error());
+			*failed = true;
+			return st->refused;
+		case CALL_OK:
+			break;
+	}
+	if (!stop)
+		return NULL;
+	snprintf(st->pruned, sizeof(st->pruned),
+			 "pruned at step %g by the study's pruning rule; its process "
+			 "group was stopped",
+			 b->steps[b->n - 1]);
+	return st->pruned;
+}
+
+/*
  * The state and reason that override the protocol, as the background
  * workers decide them (forced_outcome in src/pg/worker.c).
  */
@@ -137,6 +195,12 @@ forced_outcome(const AgentTrial *t, const AgentRunResult *r,
 	{
 		*state = "failed";
 		snprintf(reason, size, "%s", r->exit_text);
+	}
+	else if (r->progress_failed)
+	{
+		*state = "failed";
+		snprintf(reason, size, "%s; the runner's process group was stopped",
+				 r->progress_error);
 	}
 	else if (r->stop_reason != NULL)
 	{
@@ -231,7 +295,10 @@ record(AgentConn *c, const AgentOptions *opts, const AgentTrial *t,
 			case CALL_OK:
 				break;
 		}
-		if (!f.recorded)
+		if (!f.recorded && strcmp(f.state, "pruned") == 0)
+			agent_log("trial %d (id %lld): pruned: %s", t->number, t->id,
+					  f.error);
+		else if (!f.recorded)
 			agent_log("trial %d (id %lld): not recorded, the trial is "
 					  "already %s%s%s",
 					  t->number, t->id, f.state, f.error[0] ? ": " : "",
@@ -284,11 +351,17 @@ run_trial(AgentConn *c, const AgentOptions *opts, const AgentTrial *t)
 	spec.grace_s = t->grace_s;
 	spec.tick = tick;
 	spec.tick_arg = &st;
+	spec.progress = progress;
+	spec.progress_arg = &st;
 
 	agent_log("trial %d (id %lld): running %s (timeout %g s, lease %g s)",
 			  t->number, t->id, opts->runner_path, t->timeout_s, t->lease_s);
 	if (agent_run(&spec, &r) != 0)
 		agent_log("trial %d (id %lld): %s", t->number, t->id, r.exit_text);
+	if (st.pruned[0] != '\0' && !r.progress_failed && connect_for_outcome(c) &&
+		agent_prune(c, t->id, st.pruned) != CALL_OK)
+		agent_log("trial %d (id %lld): could not record its pruning: %s",
+				  t->number, t->id, agent_last_error());
 	record(c, opts, t, &r);
 	agent_run_free(&r);
 }

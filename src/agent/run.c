@@ -8,6 +8,12 @@
  *	  left of its group is killed before the child is reaped (the zombie
  *	  keeps the group id from being reused).
  *
+ *	  Progress: fd 3 of the runner is a scratch file too; its new lines are
+ *	  read and checked at every poll (src/exec/progress_channel.c) and
+ *	  handed to the caller about once a second and after the runner
+ *	  exits.  A bad line or a flood stops the runner like a stop from the
+ *	  tick, with progress_failed set.
+ *
  *	  State: the process group of the running runner (agent_active_pgid),
  *	  so that the agent can kill it when it must exit at once.
  */
@@ -24,6 +30,7 @@
 
 #include "agent.h"
 #include "measure_context.h"
+#include "progress_channel.h"
 #include "run.h"
 #include "runner_child.h"
 #include "runner_deadline.h"
@@ -131,6 +138,108 @@ read_scratch(int fd, size_t max, bool tail, bool *truncated)
 	return text != NULL ? text : strdup("");
 }
 
+/* Progress lines read and not yet handed on. */
+typedef struct ProgressState
+{
+	ProgressChannel channel;
+	AgentProgressBatch batch;
+	bool no_memory;
+	double handed_s; /* when the last batch was handed on */
+} ProgressState;
+
+/* Hand on a batch at most this often, in seconds. */
+#define PROGRESS_EVERY_S 1.0
+
+/* Free the lines of a batch. */
+static void
+batch_clear(AgentProgressBatch *b)
+{
+	int i;
+
+	for (i = 0; i < b->n; i++)
+		free(b->metrics[i]);
+	free(b->metrics);
+	free(b->steps);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ProgressSink: keep a good line in the batch. */
+static void
+collect_line(void *arg, double step, const char *metrics)
+{
+	ProgressState *ps = (ProgressState *)arg;
+	AgentProgressBatch *b = &ps->batch;
+	char *copy;
+
+	if (b->n == b->cap)
+	{
+		int cap = b->cap == 0 ? 64 : b->cap * 2;
+		double *steps = realloc(b->steps, cap * sizeof(double));
+		char **m;
+
+		if (steps != NULL)
+			b->steps = steps;
+		m = realloc(b->metrics, cap * sizeof(char *));
+		if (m != NULL)
+			b->metrics = m;
+		if (steps == NULL || m == NULL)
+		{
+			ps->no_memory = true;
+			return;
+		}
+		b->cap = cap;
+	}
+	copy = strdup(metrics);
+	if (copy == NULL)
+	{
+		ps->no_memory = true;
+		return;
+	}
+	b->steps[b->n] = step;
+	b->metrics[b->n++] = copy;
+}
+
+/*
+ * Read the runner's new progress lines; hand the batch on when due (or
+ * final: the runner is gone, so also after a failure of the channel).
+ * Returns the reason to stop the runner, or NULL.
+ */
+static const char *
+collect_progress(const AgentRunSpec *spec, ProgressState *ps, double elapsed,
+				 bool final, AgentRunResult *result)
+{
+	const char *reason;
+	bool failed = false;
+
+	if (spec->progress == NULL)
+		return NULL;
+	if (!result->progress_failed &&
+		(!progress_channel_read(&ps->channel, final, collect_line, ps) ||
+		 ps->no_memory))
+	{
+		/* stop it now; the good lines before go on once it is gone */
+		result->progress_failed = true;
+		snprintf(result->progress_error, sizeof(result->progress_error), "%s",
+				 ps->no_memory ? "out of memory reading the runner's progress"
+							   : ps->channel.error);
+		if (!final)
+			return result->progress_error;
+	}
+	if (ps->batch.n == 0 ||
+		(!final && elapsed - ps->handed_s < PROGRESS_EVERY_S))
+		return NULL;
+	ps->handed_s = elapsed;
+	reason = spec->progress(spec->progress_arg, &ps->batch, final, &failed);
+	batch_clear(&ps->batch);
+	if (reason != NULL && failed && !result->progress_failed)
+	{
+		result->progress_failed = true;
+		snprintf(result->progress_error, sizeof(result->progress_error), "%s",
+				 reason);
+	}
+	return reason;
+}
+
 /* Sleep ms milliseconds (a signal may end it early). */
 static void
 nap_ms(long ms)
@@ -148,7 +257,7 @@ nap_ms(long ms)
  */
 static void
 wait_for_runner(const AgentRunSpec *spec, pid_t pid, double start,
-				AgentRunResult *result)
+				ProgressState *ps, AgentRunResult *result)
 {
 	RunnerDeadline deadline;
 	long poll_ms = 5;
@@ -167,6 +276,12 @@ wait_for_runner(const AgentRunSpec *spec, pid_t pid, double start,
 		{
 			reason = spec->tick(spec->tick_arg, elapsed);
 			if (reason != NULL)
+				result->stop_reason = reason;
+		}
+		if (!deadline.term_sent && reason == NULL)
+		{
+			reason = collect_progress(spec, ps, elapsed, false, result);
+			if (reason != NULL && !result->progress_failed)
 				result->stop_reason = reason;
 		}
 		runner_deadline_step(&deadline, pid, elapsed, reason != NULL);
@@ -194,7 +309,8 @@ close_all(int *fds, int n)
 int
 agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 {
-	int fds[3] = {-1, -1, -1};
+	int fds[4] = {-1, -1, -1, -1};
+	ProgressState *ps;
 	pid_t parent = getpid();
 	sigset_t all;
 	sigset_t old;
@@ -214,18 +330,22 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 				 spec->path);
 		return 0;
 	}
-	for (i = 0; i < 3; i++)
+	ps = calloc(1, sizeof(ProgressState));
+	for (i = 0; i < (spec->progress != NULL ? 4 : 3); i++)
 		if ((fds[i] = scratch_file()) < 0)
 			break;
-	if (i < 3 || !write_all(fds[0], spec->input, strlen(spec->input)) ||
+	if (ps == NULL || i < (spec->progress != NULL ? 4 : 3) ||
+		!write_all(fds[0], spec->input, strlen(spec->input)) ||
 		lseek(fds[0], 0, SEEK_SET) != 0)
 	{
 		snprintf(result->exit_text, sizeof(result->exit_text),
 				 "could not prepare the runner's scratch files: %s",
 				 strerror(errno));
-		close_all(fds, 3);
+		close_all(fds, 4);
+		free(ps);
 		return -1;
 	}
+	progress_channel_init(&ps->channel, fds[3]);
 
 	measure_take(&before);
 	/* The agent's signal handlers must not run in the child. */
@@ -235,7 +355,7 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 	pid = fork();
 	if (pid == 0)
 		runner_child_exec(spec->path, spec->argv, fds[0], fds[1], fds[2],
-						  parent, NULL);
+						  fds[3], parent, NULL);
 	if (pid < 0)
 	{
 		int fork_errno = errno;
@@ -244,7 +364,8 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 		snprintf(result->exit_text, sizeof(result->exit_text),
 				 "could not fork the runner process: %s",
 				 strerror(fork_errno));
-		close_all(fds, 3);
+		close_all(fds, 4);
+		free(ps);
 		return -1;
 	}
 	/* Also here, so that the group exists before we may signal it. */
@@ -254,7 +375,7 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 	result->started = true;
 	start = agent_now_s();
 
-	wait_for_runner(spec, pid, start, result);
+	wait_for_runner(spec, pid, start, ps, result);
 
 	/* Whatever the runner left in its group goes with it. */
 	(void)kill(-pid, SIGKILL);
@@ -271,7 +392,10 @@ agent_run(const AgentRunSpec *spec, AgentRunResult *result)
 	result->out =
 		read_scratch(fds[1], AGENT_STDOUT_MAX, false, &result->out_truncated);
 	result->err_tail = read_scratch(fds[2], AGENT_STDERR_TAIL, true, NULL);
-	close_all(fds, 3);
+	(void)collect_progress(spec, ps, result->elapsed_s, true, result);
+	batch_clear(&ps->batch);
+	free(ps);
+	close_all(fds, 4);
 	return 0;
 }
 

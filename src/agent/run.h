@@ -18,6 +18,27 @@
  */
 typedef const char *(*AgentTick)(void *arg, double elapsed_s);
 
+/*
+ * The progress lines the runner wrote on fd 3 since the last batch,
+ * checked (src/exec/progress_channel.h).
+ */
+typedef struct AgentProgressBatch
+{
+	int n;
+	int cap;
+	double *steps;
+	char **metrics;
+} AgentProgressBatch;
+
+/*
+ * Called about once a second while the runner runs, with what it wrote
+ * since (n > 0), and once after it exited (final) with the rest.  Returns
+ * NULL to keep going, or the reason to stop the runner; with *failed set
+ * the reason is a failure of the channel that fails the trial.
+ */
+typedef const char *(*AgentProgress)(void *arg, const AgentProgressBatch *b,
+									 bool final, bool *failed);
+
 typedef struct AgentRunSpec
 {
 	const char *path;  /* the runner program, absolute */
@@ -27,18 +48,22 @@ typedef struct AgentRunSpec
 	double grace_s;    /* then SIGKILL to the group */
 	AgentTick tick;    /* may be NULL */
 	void *tick_arg;
+	AgentProgress progress; /* may be NULL: fd 3 is then closed */
+	void *progress_arg;
 } AgentRunSpec;
 
 typedef struct AgentRunResult
 {
-	bool started;            /* false: not run (exit_text says why) */
-	int exit_code;           /* -1 when a signal ended it */
-	char exit_text[256];     /* "exited with exit code 3", or why not */
-	bool timed_out;          /* the deadline killed it */
-	const char *stop_reason; /* the tick stopped it, or NULL */
-	char *out;               /* stdout as UTF-8 text (malloc'ed) */
-	bool out_truncated;      /* stdout was longer than the limit */
-	char *err_tail;          /* the last bytes of stderr (malloc'ed) */
+	bool started;             /* false: not run (exit_text says why) */
+	int exit_code;            /* -1 when a signal ended it */
+	char exit_text[256];      /* "exited with exit code 3", or why not */
+	bool timed_out;           /* the deadline killed it */
+	const char *stop_reason;  /* the tick or progress stopped it, or NULL */
+	bool progress_failed;     /* its progress channel failed: */
+	char progress_error[400]; /* why */
+	char *out;                /* stdout as UTF-8 text (malloc'ed) */
+	bool out_truncated;       /* stdout was longer than the limit */
+	char *err_tail;           /* the last bytes of stderr (malloc'ed) */
 	double elapsed_s;
 	char context[512]; /* how busy the machine was (JSON), or "" */
 } AgentRunResult;

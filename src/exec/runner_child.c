@@ -20,6 +20,7 @@
  *	  process or a PostgreSQL backend with its signal handlers installed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "progress_channel.h"
 #include "runner_child.h"
 
 /* The process that forked the keeper. */
@@ -52,21 +54,21 @@ child_message(const char *a, const char *b, const char *c)
 			return;
 }
 
-/* Close every descriptor from 3 up. */
+/* Close every descriptor from first up. */
 static void
-close_other_fds(void)
+close_other_fds(int first)
 {
 	long maxfd;
 	int fd;
 
 #ifdef SYS_close_range
-	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+	if (syscall(SYS_close_range, (unsigned)first, ~0U, 0U) == 0)
 		return;
 #endif
 	maxfd = sysconf(_SC_OPEN_MAX);
 	if (maxfd < 0 || maxfd > 65536)
 		maxfd = 65536;
-	for (fd = 3; fd < maxfd; fd++)
+	for (fd = first; fd < maxfd; fd++)
 		(void)close(fd);
 }
 
@@ -142,7 +144,8 @@ exit_like(int status)
 /* See runner_child.h. */
 void
 runner_child_exec(const char *path, char *const *argv, int in_fd, int out_fd,
-				  int err_fd, pid_t parent, void (*detach)(void))
+				  int err_fd, int progress_fd, pid_t parent,
+				  void (*detach)(void))
 {
 	static const int ignored[] = {SIGTERM, SIGINT,  SIGHUP,
 								  SIGQUIT, SIGUSR2, SIGPIPE};
@@ -162,9 +165,15 @@ runner_child_exec(const char *path, char *const *argv, int in_fd, int out_fd,
 	if (detach != NULL)
 		detach();
 
+	/* out of the way of 0 to 3 first */
+	if (progress_fd >= 0 &&
+		(progress_fd = fcntl(progress_fd, F_DUPFD, PROGRESS_FD + 1)) < 0)
+		_exit(127);
 	if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
 		_exit(127);
-	close_other_fds();
+	if (progress_fd >= 0 && dup2(progress_fd, PROGRESS_FD) < 0)
+		_exit(127);
+	close_other_fds(progress_fd >= 0 ? PROGRESS_FD + 1 : PROGRESS_FD);
 	if (chdir(P_tmpdir) != 0 && chdir("/") != 0)
 		_exit(127);
 

@@ -7,12 +7,19 @@
  *	  tuner-agent), leaves the server's shared memory, leads a process
  *	  group of its own and execs the runner as its child, with an empty
  *	  signal mask and default handlers, PR_SET_PDEATHSIG where available,
- *	  no inherited file descriptors besides 0, 1 and 2, in the system's
+ *	  no inherited file descriptors besides 0, 1, 2 (and 3 for progress), in the system's
  *	  temporary directory; it exits as the runner does, and kills the
  *	  whole group if this process dies without cleanup.  The runner's stdin is a file
- *	  holding the configuration; its stdout and stderr go to files.  The
- *	  files live in base/pgsql_tmp and are unlinked as soon as they are
- *	  opened, so nothing is left behind.
+ *	  holding the configuration; its stdout and stderr go to files, and
+ *	  so does its fd 3 when the caller takes progress lines
+ *	  (src/exec/progress_channel.h: a file, so a write never blocks the
+ *	  runner).  The files live in base/pgsql_tmp and are unlinked as soon
+ *	  as they are opened, so nothing is left behind.
+ *
+ *	  Progress: at every poll the new lines of fd 3 are read and checked;
+ *	  about once a second (and once after the runner exits) the caller's
+ *	  progress callback gets them.  A bad line or a flood stops the runner
+ *	  as a stop from the check does, with progress_error set.
  *
  *	  The parent polls with waitid(WNOWAIT) between WaitLatch() naps and
  *	  CHECK_FOR_INTERRUPTS().  At the deadline, or when the caller's check
@@ -53,10 +60,12 @@
 #include "storage/pg_shmem.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "measure_context.h"
+#include "progress_channel.h"
 #include "runner_child.h"
 #include "runner_deadline.h"
 #include "runner_exec.h"
@@ -68,8 +77,24 @@ PG_FUNCTION_INFO_V1(tuner_check_program_privilege);
 static pid_t active_pgid = 0;
 static bool exit_callback_registered = false;
 
-/* The runner's stdin, stdout and stderr files (static: kept over longjmp). */
-static int scratch_fds[3] = {-1, -1, -1};
+/*
+ * The runner's stdin, stdout, stderr and progress (fd 3) files (static:
+ * kept over longjmp).
+ */
+#define N_SCRATCH 4
+static int scratch_fds[N_SCRATCH] = {-1, -1, -1, -1};
+
+/* Progress lines read and not yet handed on (see collect_progress). */
+typedef struct ProgressState
+{
+	ProgressChannel channel;
+	TunerProgressBatch batch;
+	MemoryContext cxt; /* the batch's memory, reset once handed on */
+	long handed_ms;    /* when the last batch was handed on */
+} ProgressState;
+
+/* Hand on a batch at most this often, in milliseconds. */
+#define TUNER_PROGRESS_EVERY_MS 1000
 
 /* Longest nap between two looks at the child, in milliseconds. */
 #define TUNER_POLL_MAX_MS 100
@@ -280,13 +305,74 @@ ms_since(TimestampTz start)
 	return TimestampDifferenceMilliseconds(start, GetCurrentTimestamp());
 }
 
+/* ProgressSink: keep a good line in the batch. */
+static void
+collect_line(void *arg, double step, const char *metrics)
+{
+	ProgressState *ps = (ProgressState *)arg;
+	TunerProgressBatch *b = &ps->batch;
+	MemoryContext old = MemoryContextSwitchTo(ps->cxt);
+
+	if (b->n == b->cap)
+	{
+		b->cap = b->cap == 0 ? 64 : b->cap * 2;
+		b->steps = b->steps == NULL
+					   ? palloc(mul_size(b->cap, sizeof(double)))
+					   : repalloc(b->steps, mul_size(b->cap, sizeof(double)));
+		b->metrics =
+			b->metrics == NULL
+				? palloc(mul_size(b->cap, sizeof(char *)))
+				: repalloc(b->metrics, mul_size(b->cap, sizeof(char *)));
+	}
+	b->steps[b->n] = step;
+	b->metrics[b->n] = pstrdup(metrics);
+	b->n++;
+	MemoryContextSwitchTo(old);
+}
+
 /*
- * Wait for the child of group pid, enforcing the deadline and the
- * caller's check.  Returns when the child has exited (not yet reaped).
+ * Read the runner's new progress lines; hand the batch on when due (or
+ * final: the runner is gone, so also after a failure of the channel).
+ * Returns the reason to stop the runner, or NULL; a failure of the
+ * channel goes to result->progress_error.
+ */
+static const char *
+collect_progress(const TunerRunSpec *spec, ProgressState *ps, long elapsed_ms,
+				 bool final, TunerRunResult *result)
+{
+	const char *reason = NULL;
+	bool failed = false;
+
+	if (spec->progress == NULL)
+		return NULL;
+	if (result->progress_error == NULL &&
+		!progress_channel_read(&ps->channel, final, collect_line, ps))
+	{
+		/* stop it now; the good lines before go on once it is gone */
+		result->progress_error = pstrdup(ps->channel.error);
+		if (!final)
+			return result->progress_error;
+	}
+	if (ps->batch.n == 0 ||
+		(!final && elapsed_ms - ps->handed_ms < TUNER_PROGRESS_EVERY_MS))
+		return NULL;
+	ps->handed_ms = elapsed_ms;
+	reason = spec->progress(spec->progress_arg, &ps->batch, final, &failed);
+	MemoryContextReset(ps->cxt);
+	memset(&ps->batch, 0, sizeof(ps->batch));
+	if (reason != NULL && failed && result->progress_error == NULL)
+		result->progress_error = reason;
+	return reason;
+}
+
+/*
+ * Wait for the child of group pid, enforcing the deadline, the caller's
+ * check and what its progress says.  Returns when the child has exited
+ * (not yet reaped).
  */
 static void
 wait_for_runner(const TunerRunSpec *spec, pid_t pid, TimestampTz start,
-				TunerRunResult *result)
+				ProgressState *ps, TunerRunResult *result)
 {
 	RunnerDeadline deadline;
 	long last_slow_ms = 0;
@@ -315,6 +401,12 @@ wait_for_runner(const TunerRunSpec *spec, pid_t pid, TimestampTz start,
 			if (reason != NULL)
 				result->stop_reason = reason;
 		}
+		if (!deadline.term_sent && reason == NULL)
+		{
+			reason = collect_progress(spec, ps, elapsed_ms, false, result);
+			if (reason != NULL && result->progress_error == NULL)
+				result->stop_reason = reason;
+		}
 		runner_deadline_step(&deadline, pid, elapsed_ms / 1000.0,
 							 reason != NULL);
 		result->timed_out = deadline.timed_out;
@@ -339,6 +431,8 @@ prepare_scratch_files(const TunerRunSpec *spec)
 		fds[0] = open_scratch_file("in");
 		fds[1] = open_scratch_file("out");
 		fds[2] = open_scratch_file("err");
+		if (spec->progress != NULL)
+			fds[3] = open_scratch_file("progress");
 		write_all(fds[0], spec->input, strlen(spec->input));
 		if (lseek(fds[0], 0, SEEK_SET) != 0)
 			ereport(ERROR,
@@ -347,7 +441,7 @@ prepare_scratch_files(const TunerRunSpec *spec)
 	}
 	PG_CATCH();
 	{
-		close_scratch_files(fds, 3);
+		close_scratch_files(fds, N_SCRATCH);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -359,29 +453,34 @@ prepare_scratch_files(const TunerRunSpec *spec)
  */
 static void
 wait_guarded(const TunerRunSpec *spec, pid_t pid, TimestampTz start,
-			 TunerRunResult *result)
+			 ProgressState *ps, TunerRunResult *result)
 {
 	PG_TRY();
 	{
-		wait_for_runner(spec, pid, start, result);
+		wait_for_runner(spec, pid, start, ps, result);
 	}
 	PG_CATCH();
 	{
 		(void)kill(-pid, SIGKILL);
 		(void)waitpid(pid, NULL, 0);
 		active_pgid = 0;
-		close_scratch_files(scratch_fds, 3);
+		close_scratch_files(scratch_fds, N_SCRATCH);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 }
 
-/* Read stdout and the tail of stderr, then close the files. */
+/*
+ * Hand on the rest of the progress lines, read stdout and the tail of
+ * stderr, then close the files.
+ */
 static void
-read_outputs(TunerRunResult *result)
+read_outputs(const TunerRunSpec *spec, ProgressState *ps,
+			 TunerRunResult *result)
 {
 	PG_TRY();
 	{
+		(void)collect_progress(spec, ps, 0, true, result);
 		result->out = read_scratch_file(scratch_fds[1], TUNER_STDOUT_MAX,
 										false, &result->out_truncated);
 		result->err_tail =
@@ -389,11 +488,11 @@ read_outputs(TunerRunResult *result)
 	}
 	PG_CATCH();
 	{
-		close_scratch_files(scratch_fds, 3);
+		close_scratch_files(scratch_fds, N_SCRATCH);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	close_scratch_files(scratch_fds, 3);
+	close_scratch_files(scratch_fds, N_SCRATCH);
 }
 
 /* See runner_exec.h. */
@@ -414,6 +513,7 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	TimestampTz start;
 	MeasureSnapshot before;
 	struct rusage usage;
+	ProgressState *ps;
 	int i;
 
 	memset(result, 0, sizeof(*result));
@@ -438,7 +538,7 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	}
 	if (active_pgid != 0)
 		elog(ERROR, "a runner is already running in this process");
-	close_scratch_files(fds, 3); /* none are open; never leak */
+	close_scratch_files(fds, N_SCRATCH); /* none are open; never leak */
 
 	/*
 	 * Right before the fork, and exec exactly the path checked: everything
@@ -462,6 +562,10 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 		exit_callback_registered = true;
 	}
 	prepare_scratch_files(spec);
+	ps = palloc0(sizeof(ProgressState));
+	progress_channel_init(&ps->channel, fds[3]);
+	ps->cxt = AllocSetContextCreate(
+		CurrentMemoryContext, "tuner runner progress", ALLOCSET_SMALL_SIZES);
 	measure_take(&before);
 
 	/* No PostgreSQL signal handler may run in the child. */
@@ -470,13 +574,13 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid == 0)
-		runner_child_exec(path, argv, fds[0], fds[1], fds[2], parent,
+		runner_child_exec(path, argv, fds[0], fds[1], fds[2], fds[3], parent,
 						  PGSharedMemoryDetach);
 	fork_errno = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)
 	{
-		close_scratch_files(fds, 3);
+		close_scratch_files(fds, N_SCRATCH);
 		errno = fork_errno;
 		ereport(ERROR, (errcode(ERRCODE_SYSTEM_ERROR),
 						errmsg("could not fork the runner process: %m")));
@@ -487,7 +591,7 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	result->started = true;
 	start = GetCurrentTimestamp();
 
-	wait_guarded(spec, pid, start, result);
+	wait_guarded(spec, pid, start, ps, result);
 
 	/* Whatever the runner left in its group goes with it. */
 	(void)kill(-pid, SIGKILL);
@@ -498,7 +602,7 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 		if (errno != EINTR)
 		{
 			active_pgid = 0;
-			close_scratch_files(fds, 3);
+			close_scratch_files(fds, N_SCRATCH);
 			elog(ERROR, "waitpid failed for runner process %d: %m", (int)pid);
 		}
 	}
@@ -511,5 +615,6 @@ tuner_run_program(const TunerRunSpec *spec, TunerRunResult *result)
 	result->exit_text = wait_result_to_str(status);
 	if (strncmp(result->exit_text, "child process ", 14) == 0)
 		result->exit_text += 14;
-	read_outputs(result);
+	read_outputs(spec, ps, result);
+	MemoryContextDelete(ps->cxt);
 }

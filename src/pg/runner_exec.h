@@ -18,6 +18,28 @@
  */
 typedef const char *(*TunerRunCheck)(void *arg, bool slow, double elapsed_s);
 
+/*
+ * The progress lines the runner wrote on fd 3 (progress_channel.h) since
+ * the last batch, checked: steps increase, metrics are JSON objects.
+ */
+typedef struct TunerProgressBatch
+{
+	int n;
+	int cap;
+	double *steps;
+	char **metrics;
+} TunerProgressBatch;
+
+/*
+ * Called about once a second while the runner runs, with what it wrote
+ * since (n > 0), and once after it exited (final) with the rest.  Returns
+ * NULL to keep going, or the reason to stop the runner; with *failed set,
+ * the reason is a failure of the channel that fails the trial.
+ */
+typedef const char *(*TunerRunProgress)(void *arg,
+										const TunerProgressBatch *batch,
+										bool final, bool *failed);
+
 typedef struct TunerRunSpec
 {
 	const char *program;     /* as registered: absolute path or bare name */
@@ -28,6 +50,8 @@ typedef struct TunerRunSpec
 	double grace_s;      /* then SIGKILL to the group */
 	TunerRunCheck check; /* may be NULL */
 	void *check_arg;
+	TunerRunProgress progress; /* may be NULL: fd 3 is then closed */
+	void *progress_arg;
 } TunerRunSpec;
 
 typedef struct TunerRunResult
@@ -37,10 +61,11 @@ typedef struct TunerRunResult
 	int exit_code;           /* exit code, -1 when a signal ended it */
 	char *exit_text;         /* "exited with exit code 3", or why not */
 	bool timed_out;          /* the deadline killed it */
-	const char *stop_reason; /* the check stopped it, or NULL */
-	char *out;               /* stdout as server-encoding text */
-	bool out_truncated;      /* stdout was longer than the limit */
-	char *err_tail;          /* last TUNER_STDERR_TAIL bytes of stderr */
+	const char *stop_reason; /* the check or progress stopped it, or NULL */
+	const char *progress_error; /* its progress channel failed: why */
+	char *out;                  /* stdout as server-encoding text */
+	bool out_truncated;         /* stdout was longer than the limit */
+	char *err_tail;             /* last TUNER_STDERR_TAIL bytes of stderr */
 	double elapsed_s;
 	char context[512]; /* how busy the machine was (JSON), or "" */
 } TunerRunResult;

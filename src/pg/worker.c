@@ -48,6 +48,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
@@ -96,7 +97,9 @@ typedef struct RunCheckState
 	int64 job_id; /* 0 in tuner.step */
 	int64 trial_id;
 	const char *label;
-	double renewed_s; /* elapsed time of the last lease renewal */
+	double renewed_s;   /* elapsed time of the last lease renewal */
+	MemoryContext cxt;  /* lives as long as the trial */
+	const char *pruned; /* the study's pruning rule stopped it: why */
 } RunCheckState;
 
 /*
@@ -276,6 +279,12 @@ forced_outcome(const TrialLaunch *launch, const TunerRunResult *r,
 		*state = "failed";
 		*reason = r->exit_text;
 	}
+	else if (r->progress_error != NULL)
+	{
+		*state = "failed";
+		*reason = psprintf("%s; the runner's process group was stopped",
+						   r->progress_error);
+	}
 	else if (r->stop_reason != NULL)
 	{
 		*state = "interrupted";
@@ -379,6 +388,124 @@ worker_check(void *arg, bool slow, double elapsed_s)
 	return stop ? "stopped" : NULL;
 }
 
+/*
+ * Store a batch of progress lines with tuner.report_progress, in one
+ * subtransaction, and unless final ask tuner.should_stop.  A row that
+ * tuner.report_progress refuses fails the trial (*failed), as a bad line
+ * does; a cancel still propagates.  SPI must be connected.
+ */
+static const char *
+store_progress(RunCheckState *st, const TunerProgressBatch *batch, bool final,
+			   bool *failed)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	Oid types[3] = {INT8OID, FLOAT8OID, TEXTOID};
+	Datum values[3];
+	const char *volatile reason = NULL;
+	volatile bool stop = false;
+	int i;
+
+	values[0] = Int64GetDatum(st->launch->trial);
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		for (i = 0; i < batch->n; i++)
+		{
+			values[1] = Float8GetDatum(batch->steps[i]);
+			values[2] = CStringGetTextDatum(batch->metrics[i]);
+			run_sql("SELECT tuner.report_progress($1, $2, $3::jsonb)", 3,
+					types, values, NULL, false);
+		}
+		if (!final)
+		{
+			char *v;
+
+			run_sql("SELECT tuner.should_stop($1)", 1, types, values, NULL,
+					false);
+			v = first_value(CurrentMemoryContext);
+			stop = v != NULL && strcmp(v, "t") == 0;
+		}
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->elevel > ERROR)
+			PG_RE_THROW();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		*failed = true;
+		reason = MemoryContextStrdup(
+			st->cxt,
+			psprintf("runner progress was refused: %s", edata->message));
+	}
+	PG_END_TRY();
+	if (stop)
+	{
+		st->pruned = MemoryContextStrdup(
+			st->cxt,
+			psprintf("pruned at step %g by the study's pruning rule; its "
+					 "process group was stopped",
+					 batch->n > 0 ? batch->steps[batch->n - 1] : 0.0));
+		reason = st->pruned;
+	}
+	return reason;
+}
+
+/* The worker's progress callback: store_progress in a transaction. */
+static const char *
+worker_progress(void *arg, const TunerProgressBatch *batch, bool final,
+				bool *failed)
+{
+	RunCheckState *st = (RunCheckState *)arg;
+	MemoryContext old = CurrentMemoryContext;
+	const char *reason;
+
+	if (got_sigterm)
+		return NULL;
+	worker_begin();
+	pgstat_report_activity(STATE_RUNNING, "tuner: storing a trial's progress");
+	reason = store_progress(st, batch, final, failed);
+	worker_commit();
+	MemoryContextSwitchTo(old);
+	return reason;
+}
+
+/* tuner.step's progress callback, in the caller's transaction. */
+static const char *
+step_progress(void *arg, const TunerProgressBatch *batch, bool final,
+			  bool *failed)
+{
+	return store_progress((RunCheckState *)arg, batch, final, failed);
+}
+
+/*
+ * Record the pruning of a trial the study's rule stopped (tuner.prune),
+ * unless something else ended it meanwhile.  SPI must be connected.
+ */
+static void
+record_pruned(int64 trial, const char *reason)
+{
+	Oid types[2] = {INT8OID, TEXTOID};
+	Datum values[2];
+
+	values[0] = Int64GetDatum(trial);
+	values[1] = CStringGetTextDatum(reason);
+	run_sql("SELECT tuner.prune(x.id, $2) FROM tuner.trial x "
+			"WHERE x.id = $1 AND x.state = 'running'",
+			2, types, values, NULL, false);
+}
+
 /* tuner.step's check: show the elapsed time. */
 static const char *
 step_check(void *arg, bool slow, double elapsed_s)
@@ -391,7 +518,7 @@ step_check(void *arg, bool slow, double elapsed_s)
 /* Run the runner of a loaded trial. */
 static void
 run_trial(const TrialLaunch *launch, RunCheckState *st, TunerRunCheck check,
-		  TunerRunResult *result)
+		  TunerRunProgress progress, TunerRunResult *result)
 {
 	TunerRunSpec spec;
 
@@ -412,6 +539,8 @@ run_trial(const TrialLaunch *launch, RunCheckState *st, TunerRunCheck check,
 	spec.grace_s = launch->grace_s;
 	spec.check = check;
 	spec.check_arg = st;
+	spec.progress = progress;
+	spec.progress_arg = st;
 	report_running(st, 0);
 	tuner_run_program(&spec, result);
 }
@@ -588,13 +717,18 @@ worker_claim(const TunerWorkerArgs *args, const char *name,
 	return trial;
 }
 
-/* Record an outcome in a transaction of its own (worker). */
+/*
+ * Record an outcome in a transaction of its own (worker); pruned (or
+ * NULL) says why the study's pruning rule stopped it.
+ */
 static void
 worker_record(int64 trial, const TunerRunResult *r, const char *state,
-			  const char *reason, MemoryContext cxt)
+			  const char *reason, const char *pruned, MemoryContext cxt)
 {
 	worker_begin();
 	pgstat_report_activity(STATE_RUNNING, "tuner: recording a trial");
+	if (pruned != NULL)
+		record_pruned(trial, pruned);
 	(void)record_outcome(trial, r, state, reason, cxt);
 	worker_commit();
 }
@@ -670,12 +804,17 @@ tuner_worker_main(Datum main_arg)
 				st.trial_id = trial;
 				st.label = name;
 				st.renewed_s = 0;
+				st.cxt = trial_cxt;
+				st.pruned = NULL;
 				in_runner = true;
-				run_trial(launch, &st, worker_check, result);
+				run_trial(launch, &st, worker_check, worker_progress, result);
 				in_runner = false;
 				forced_outcome(launch, result, &state, &reason);
 				MemoryContextSwitchTo(old);
-				worker_record(trial, result, state, reason, trial_cxt);
+				worker_record(trial, result, state, reason,
+							  result->progress_error == NULL ? st.pruned
+															 : NULL,
+							  trial_cxt);
 				recorded = true;
 			}
 		}
@@ -697,12 +836,12 @@ tuner_worker_main(Datum main_arg)
 				if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
 					worker_record(trial, &empty, "interrupted",
 								  psprintf("cancelled: %s", edata->message),
-								  trial_cxt);
+								  NULL, trial_cxt);
 				else
 					worker_record(
 						trial, &empty, "failed",
 						psprintf("tuner worker error: %s", edata->message),
-						trial_cxt);
+						NULL, trial_cxt);
 			}
 			if (edata->sqlerrcode != ERRCODE_QUERY_CANCELED)
 			{
@@ -773,8 +912,12 @@ tuner_step(PG_FUNCTION_ARGS)
 	st.trial_id = 0;
 	st.label = "tuner.step";
 	st.renewed_s = 0;
-	run_trial(&launch, &st, step_check, &result);
+	st.cxt = cxt;
+	st.pruned = NULL;
+	run_trial(&launch, &st, step_check, step_progress, &result);
 	forced_outcome(&launch, &result, &state, &reason);
+	if (st.pruned != NULL && result.progress_error == NULL)
+		record_pruned(trial, st.pruned);
 	summary = record_outcome(trial, &result, state, reason, cxt);
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "SPI_finish failed");

@@ -162,7 +162,7 @@ EOF
 
 run_trial() { # run_trial NAME INPUT OUT
 	local rc
-	echo "$2" | "$RUNNER" > "$3" 2> "$3.err"
+	echo "$2" | "$RUNNER" > "$3" 2> "$3.err" 3>&-
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		not_ok "$1" "exit status $rc: $(tail -3 "$3.err")"
@@ -209,6 +209,49 @@ check "paired: default and trial runs interleaved" $PY -c "
 import json; d = json.load(open('$WORK/t3.json'))
 roles = [r['role'] for r in d['_diagnostics']['runs']]
 assert roles == ['default', 'trial'], roles"
+
+# Progress on fd 3 (issue 30): a paired trial of 4 s with fd 3 open gives
+# one line a second for each run, as tuner reads them: steps increasing,
+# the default's throughput, then the trial's and its ratio to the same
+# second of the default's; without fd 3 db_bench reports nothing.
+echo "{$(settings 4 '"paired": true')}" | "$RUNNER" > "$WORK/t4.json" 2> "$WORK/t4.err" 3> "$WORK/t4.progress"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	not_ok "progress: paired trial with fd 3" "exit status $rc: $(tail -3 "$WORK/t4.err")"
+else
+	check "progress: one line a second for each run, as tuner reads them" $PY - "$WORK/t4.progress" "$WORK/t4.json" <<'EOF'
+import json, math, sys
+lines = open(sys.argv[1]).read().splitlines()
+final = json.load(open(sys.argv[2]))
+rows = [json.loads(l) for l in lines]
+assert all(set(r) == {"step", "metrics"} and len(l) < 4096 for r, l in zip(rows, lines)), lines
+steps = [r["step"] for r in rows]
+assert all(b > a for a, b in zip(steps, steps[1:])) and steps[0] >= 0, steps
+default = [r for r in rows if "ops_per_sec_default" in r["metrics"]]
+trial = [r for r in rows if "ops_per_sec" in r["metrics"]]
+assert len(default) + len(trial) == len(rows), rows
+# db_bench reports every second of a 4 s run (the last one may be cut)
+assert 3 <= len(default) <= 5 and 3 <= len(trial) <= 5, (len(default), len(trial))
+assert max(r["step"] for r in default) < min(r["step"] for r in trial), steps
+for r in rows:
+    for v in r["metrics"].values():
+        assert math.isfinite(v) and v >= 0, r
+ratios = [r["metrics"]["ratio_to_default"] for r in trial if "ratio_to_default" in r["metrics"]]
+assert len(ratios) >= 3 and all(0.2 < x < 5 for x in ratios), ratios
+# the per-second throughputs are those of the runs the final metrics measured
+mean_d = sum(r["metrics"]["ops_per_sec_default"] for r in default) / len(default)
+assert 0.5 < mean_d / final["ops_per_sec_default"] < 2, (mean_d, final["ops_per_sec_default"])
+print(len(rows), "lines; ratios", [round(x, 3) for x in ratios])
+EOF
+fi
+check "progress: with fd 3 db_bench reports every second" grep -q -- '--report_interval_seconds=1' "$(
+	$PY -c "import json; print(json.load(open('$WORK/t4.json'))['_diagnostics']['runs'][0]['dir'])")/db_bench.argv"
+check "progress: without fd 3 db_bench reports nothing" $PY -c "
+import json; d = json.load(open('$WORK/t3.json'))
+for r in d['_diagnostics']['runs']:
+    argv = open(r['dir'] + '/db_bench.argv').read()
+    assert '--benchmarks=mixgraph' in argv and '--report_file' not in argv, argv
+"
 
 # A db_bench that fails gives its exit status as the reason.
 echo "{$(settings 3 '"db_bench": "/bin/false"')}" | "$RUNNER" > "$WORK/f.out" 2> "$WORK/f.err"

@@ -48,6 +48,7 @@ main(int argc, char **argv)
 		{"program_safety", test_program_safety},
 		{"mean_interval", test_mean_interval},
 		{"measure_context", test_measure_context},
+		{"progress_channel", test_progress_channel},
 		{"pruning", test_pruning},
 		{"suggest_policy", test_suggest_policy},
 		{"interrupt", test_interrupt},

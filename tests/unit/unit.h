@@ -66,6 +66,7 @@ void		test_multiobjective(void);
 void		test_program_safety(void);
 void		test_mean_interval(void);
 void		test_measure_context(void);
+void		test_progress_channel(void);
 void		test_pruning(void);
 void		test_suggest_policy(void);
 

@@ -14,6 +14,15 @@
  * A trial is one run, or with "paired" the default configuration and the
  * trial configuration interleaved, "repeats" times.  See README.md.
  *
+ * Progress (issue 30): when file descriptor 3 is open (tuner opens it
+ * for every trial, docs/runners.md), db_bench reports its throughput
+ * every second (--report_interval_seconds=1, --report_file) and the
+ * runner passes each second on as a progress line: step = seconds into
+ * the trial's db_bench runs (one run after the other), metrics
+ * ops_per_sec_default in a default run, ops_per_sec in the trial's run,
+ * and ratio_to_default when the same second of the pair's default run is
+ * known (the default runs first: repeat 1, 3, ...).
+ *
  * Signals: SIGTERM/SIGINT/SIGHUP forward SIGTERM to db_bench, then SIGKILL
  * after a grace period; the runner exits 128+signal.  db_bench also gets
  * PR_SET_PDEATHSIG so it cannot outlive a SIGKILLed runner.
@@ -125,6 +134,110 @@ typedef struct
  */
 static volatile sig_atomic_t got_signal = 0;
 static volatile pid_t child_pid = 0;
+
+/* ---------------------------------------------------------------------
+ * Progress on fd 3 (see the header)
+ * ---------------------------------------------------------------------
+ */
+#define PROGRESS_FD    3
+#define MAX_REPORT_S   100000
+
+/* fd 3 is open and takes our lines */
+static bool progress_on = false;
+/* the last step written, and where the current run's steps start */
+static double progress_last = 0;
+static double progress_base = 0;
+/* the current pair's default run: ops/s by second (NAN: none) */
+static double *default_qps = NULL;
+static int default_n = 0;
+
+/* The db_bench report file of one run, read as it grows. */
+typedef struct report_tail
+{
+	const char *path;
+	const char *role; /* "default" or "trial" */
+	int fd;
+	char pend[256];
+	size_t pendn;
+} report_tail;
+
+/* Pass one CSV line of db_bench's report on, as a progress line. */
+static void
+progress_line(report_tail *rt, const char *line)
+{
+	double secs, qps, step;
+	char buf[256];
+	int n;
+
+	if (sscanf(line, "%lf,%lf", &secs, &qps) != 2 || !isfinite(secs) ||
+		!isfinite(qps) || secs < 0 || qps < 0)
+		return; /* the header, or nothing we know */
+	step = progress_base + secs;
+	if (!(step > progress_last))
+		return;
+	if (strcmp(rt->role, "default") == 0)
+	{
+		if (secs < MAX_REPORT_S && default_qps != NULL)
+		{
+			while (default_n <= (int)secs)
+				default_qps[default_n++] = NAN;
+			default_qps[(int)secs] = qps;
+		}
+		n = snprintf(buf, sizeof(buf),
+					 "{\"step\": %.17g, \"metrics\": "
+					 "{\"ops_per_sec_default\": %.10g}}\n",
+					 step, qps);
+	}
+	else if ((int)secs < default_n && default_qps[(int)secs] > 0)
+		n = snprintf(buf, sizeof(buf),
+					 "{\"step\": %.17g, \"metrics\": {\"ops_per_sec\": "
+					 "%.10g, \"ratio_to_default\": %.10g}}\n",
+					 step, qps, qps / default_qps[(int)secs]);
+	else
+		n = snprintf(buf, sizeof(buf),
+					 "{\"step\": %.17g, \"metrics\": "
+					 "{\"ops_per_sec\": %.10g}}\n",
+					 step, qps);
+	if (n <= 0 || (size_t)n >= sizeof(buf) ||
+		write(PROGRESS_FD, buf, (size_t)n) != n)
+	{
+		progress_on = false; /* fd 3 went away: the trial goes on */
+		return;
+	}
+	progress_last = step;
+}
+
+/* Read what db_bench appended to its report; pass whole lines on. */
+static void
+report_read(report_tail *rt)
+{
+	char buf[4096];
+	ssize_t got;
+
+	if (!progress_on)
+		return;
+	if (rt->fd < 0)
+		rt->fd = open(rt->path, O_RDONLY | O_CLOEXEC);
+	if (rt->fd < 0)
+		return;
+	while ((got = read(rt->fd, buf, sizeof(buf))) > 0)
+	{
+		ssize_t i;
+
+		for (i = 0; i < got; i++)
+		{
+			if (buf[i] != '\n')
+			{
+				if (rt->pendn < sizeof(rt->pend) - 1)
+					rt->pend[rt->pendn++] = buf[i];
+				continue;
+			}
+			rt->pend[rt->pendn] = '\0';
+			progress_line(rt, rt->pend);
+			rt->pendn = 0;
+		}
+	}
+}
 
 /* Forward the first termination signal to db_bench. */
 static void
@@ -448,7 +561,7 @@ exec_child(const arglist *a, const char *cwd, const char *out_path,
 static int
 run_db_bench(const arglist *a, const char *cwd, const char *out_path,
 			 const char *err_path, double max_s, double *cpu_s,
-			 const char *during)
+			 const char *during, report_tail *rt)
 {
 	pid_t pid;
 	int status = 0;
@@ -489,9 +602,18 @@ run_db_bench(const arglist *a, const char *cwd, const char *out_path,
 		}
 		if (term_at > 0 && now_s() - term_at > 3.0)
 			kill(pid, SIGKILL);
+		if (rt != NULL)
+			report_read(rt);
 		nanosleep(&ts, NULL);
 	}
 	child_pid = 0;
+	if (rt != NULL)
+	{
+		report_read(rt);
+		if (rt->fd >= 0)
+			close(rt->fd);
+		rt->fd = -1;
+	}
 	*cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 			 (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	if (got_signal)
@@ -629,7 +751,7 @@ ensure_base(const rdb_trial *st, char *checkpoint)
 		path_fmt(spec_path, "%s/fill.argv", base);
 		write_argv(a, spec_path);
 		status = run_db_bench(a, base, out_path, err_path, 3600.0, &cpu,
-							  "the base DB fill");
+							  "the base DB fill", NULL);
 		check_db_bench_status(status, out_path, err_path);
 		if (!rdb_settle_and_checkpoint(fill_db, checkpoint, err, sizeof(err)))
 			die(EXIT_FAILED, "base DB in %s: %s", fill_db, err);
@@ -794,6 +916,8 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 {
 	char db_dir[PATH_MAX], out_path[PATH_MAX], err_path[PATH_MAX];
 	char excerpt[PATH_MAX], argv_path[PATH_MAX], err[1024];
+	char report_path[PATH_MAX];
+	report_tail rt;
 	char *logs[256];
 	char *out, *errtext;
 	arglist *a = malloc(sizeof(arglist));
@@ -814,12 +938,26 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 	path_fmt(excerpt, "%s/LOG.excerpt", r->dir);
 	path_fmt(argv_path, "%s/db_bench.argv", r->dir);
 
+	path_fmt(report_path, "%s/report.csv", r->dir);
+
 	restore_checkpoint(checkpoint, db_dir);
 	mixgraph_args(st, db_dir, cfg, a);
+	if (progress_on)
+	{
+		arg_add(a, "--report_interval_seconds=1");
+		arg_add(a, "--report_file=%s", report_path);
+	}
 	write_argv(a, argv_path);
+	memset(&rt, 0, sizeof(rt));
+	rt.path = report_path;
+	rt.role = role;
+	rt.fd = -1;
+	progress_base = progress_last;
+	if (strcmp(role, "default") == 0)
+		default_n = 0;
 	status = run_db_bench(a, r->dir, out_path, err_path,
 						  st->duration_s + 60.0 + 2.0 * st->duration_s,
-						  &r->cpu_db_bench_s, "the db_bench run");
+						  &r->cpu_db_bench_s, "the db_bench run", &rt);
 	free(a);
 	check_db_bench_status(status, out_path, err_path);
 
@@ -1285,6 +1423,12 @@ main(int argc, char **argv)
 		return tool_defaults();
 	/* Other arguments are the study's fixed arguments; none are used. */
 
+	/* fd 3 open: tuner takes progress lines; db_bench does not inherit it */
+	if (fcntl(PROGRESS_FD, F_SETFD, FD_CLOEXEC) == 0)
+	{
+		default_qps = malloc(MAX_REPORT_S * sizeof(double));
+		progress_on = default_qps != NULL;
+	}
 	runner_install_signals(on_signal);
 	/* a closed pipe is an error to report, not a death */
 	signal(SIGPIPE, SIG_IGN);
