@@ -65,7 +65,8 @@ CORE_OBJS = \
 	src/core/parego.o \
 	src/core/mean_interval.o \
 	src/core/pruning.o \
-	src/core/suggest_policy.o
+	src/core/suggest_policy.o \
+	src/core/soft_bounds.o
 
 PG_OBJS = \
 	src/pg/tuner.o \
@@ -89,7 +90,8 @@ PG_OBJS = \
 	src/pg/bookkeeping_write.o \
 	src/pg/mean_interval_glue.o \
 	src/pg/pruning_glue.o \
-	src/pg/suggest_policy_glue.o
+	src/pg/suggest_policy_glue.o \
+	src/pg/soft_bounds_glue.o
 
 # PostgreSQL-free code shared with tuner-agent (src/agent).
 EXEC_OBJS = src/exec/runner_child.o src/exec/runner_deadline.o \

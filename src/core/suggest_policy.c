@@ -144,3 +144,27 @@ suggest_policy_plan(const SuggestPolicyInput *in, SuggestPlan *plan,
 	plan->n_initial = design_length(in, plan->use_transfer);
 	return TUNER_OK;
 }
+
+TunerErrorCode
+sapphire_plan(int d, int explore_setting, int top_k_setting, int ranked,
+			  int n_complete, SapphirePlan *plan, TunerStatus *status)
+{
+	if (d < 0 || explore_setting < 0 || top_k_setting < 0 || n_complete < 0)
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "sapphire's counts and settings must not be "
+						  "negative");
+	if (explore_setting > 0)
+		plan->explore = explore_setting;
+	else
+		plan->explore = 2 * d < 20 ? 20 : (2 * d > 300 ? 300 : 2 * d);
+	plan->top_k = top_k_setting > 0 ? top_k_setting : 16;
+	if (plan->top_k > d)
+		plan->top_k = d;
+	if (ranked)
+		plan->step = SAPPHIRE_STEP_MODEL;
+	else if (n_complete < plan->explore)
+		plan->step = SAPPHIRE_STEP_EXPLORE;
+	else
+		plan->step = SAPPHIRE_STEP_RANK;
+	return TUNER_OK;
+}

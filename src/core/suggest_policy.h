@@ -62,6 +62,38 @@ extern TunerErrorCode suggest_policy_plan(const SuggestPolicyInput *in,
 										  SuggestPlan *plan,
 										  TunerStatus *status);
 
+/*
+ * The sapphire pipeline's settings and next step.  explore (trials the
+ * design explores with before the ranking) defaults to 2 x parameters
+ * within [20, 300] (the paper ranks from about 300); top_k (parameters
+ * kept) to 16, the paper's, and never more than there are.  Until the
+ * ranking the design explores; the first suggestion that finds explore
+ * complete trials ranks (SAPPHIRE_RANK: tuner._sapphire_phase keeps the top
+ * K), and the model tunes them from then on.
+ */
+typedef enum SapphireStep
+{
+	SAPPHIRE_STEP_EXPLORE = 0,
+	SAPPHIRE_STEP_RANK,
+	SAPPHIRE_STEP_MODEL
+} SapphireStep;
+
+typedef struct SapphirePlan
+{
+	int explore;
+	int top_k;
+	SapphireStep step;
+} SapphirePlan;
+
+/*
+ * explore_setting and top_k_setting: the study's values, 0 when not set.
+ * ranked: the study ranked since its algorithm was last set.
+ */
+extern TunerErrorCode sapphire_plan(int d, int explore_setting,
+									int top_k_setting, int ranked,
+									int n_complete, SapphirePlan *plan,
+									TunerStatus *status);
+
 /* Parse a study's algorithm name; -1 when unknown. */
 extern int study_algorithm_from_name(const char *name);
 

@@ -89,3 +89,41 @@ tuner_suggest_plan(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(
 		HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
+
+PG_FUNCTION_INFO_V1(tuner_sapphire_plan);
+
+/*
+ * tuner._sapphire_plan(d, explore_setting, top_k_setting, ranked,
+ * n_complete, OUT explore, OUT top_k, OUT step): sapphire's settings with
+ * their defaults and its next step (explore, rank or model).  A setting
+ * NULL is not set.
+ */
+Datum
+tuner_sapphire_plan(PG_FUNCTION_ARGS)
+{
+	static const char *const steps[] = {"explore", "rank", "model"};
+	SapphirePlan plan;
+	TunerStatus status;
+	TupleDesc tupdesc;
+	Datum values[3];
+	bool nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tuner_require_arg(fcinfo, 0, "d");
+	tuner_require_arg(fcinfo, 3, "ranked");
+	tuner_require_arg(fcinfo, 4, "n_complete");
+	tuner_status_clear(&status);
+	if (sapphire_plan(PG_GETARG_INT32(0),
+					  PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1),
+					  PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2),
+					  PG_GETARG_BOOL(3) ? 1 : 0, PG_GETARG_INT32(4), &plan,
+					  &status) != TUNER_OK)
+		tuner_report_status(&status, "sapphire's plan");
+	values[0] = Int32GetDatum(plan.explore);
+	values[1] = Int32GetDatum(plan.top_k);
+	values[2] = CStringGetTextDatum(steps[plan.step]);
+	tupdesc = BlessTupleDesc(tupdesc);
+	PG_RETURN_DATUM(
+		HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -569,21 +569,7 @@ BEGIN
 			CONTINUE WHEN v_count + v_incumbent::int < v_hits;
 
 			v_old := CASE v_side WHEN 'low' THEN p.low ELSE p.high END;
-			IF p.log_scale THEN
-				v_new := CASE v_side WHEN 'low' THEN p.low * p.low / p.high
-							  ELSE p.high * p.high / p.low END;
-			ELSE
-				v_new := CASE v_side WHEN 'low' THEN 2 * p.low - p.high
-							  ELSE 2 * p.high - p.low END;
-			END IF;
-			IF p.kind = 'int' THEN
-				v_new := CASE v_side WHEN 'low' THEN pg_catalog.floor(v_new) ELSE pg_catalog.ceil(v_new) END;
-				IF p.log_scale THEN
-					v_new := GREATEST(v_new, 1);
-				END IF;
-			END IF;
-			v_new := CASE v_side WHEN 'low' THEN GREATEST(v_new, COALESCE(p.hard_low, v_new))
-						  ELSE LEAST(v_new, COALESCE(p.hard_high, v_new)) END;
+			v_new := tuner._widened_bound(p, v_side);
 			CONTINUE WHEN v_new = v_old;
 			-- never past what can be sampled (tuner._parameter_limits)
 			CONTINUE WHEN tuner._bounds_problem(p.kind,
@@ -609,21 +595,18 @@ END;
 $$;
 
 -- Whether a value lies within margin (share of the range, log space for
--- log-scaled parameters) of a parameter's low or high bound.
+-- log-scaled parameters) of a parameter's low or high bound; and where
+-- that bound goes when it widens (src/core/soft_bounds.h).
 CREATE OR REPLACE FUNCTION tuner._near_bound(p tuner.parameter, value float8, side text,
 								  margin float8)
 RETURNS bool
-LANGUAGE sql IMMUTABLE
-AS $$
-SELECT CASE WHEN $2 IS NULL THEN false
-			WHEN $1.log_scale AND $2 > 0 THEN
-				CASE $3 WHEN 'low' THEN pg_catalog.ln($2 / $1.low) <= $4 * pg_catalog.ln($1.high / $1.low)
-						ELSE pg_catalog.ln($1.high / $2) <= $4 * pg_catalog.ln($1.high / $1.low) END
-			ELSE
-				CASE $3 WHEN 'low' THEN $2 - $1.low <= $4 * ($1.high - $1.low)
-						ELSE $1.high - $2 <= $4 * ($1.high - $1.low) END
-	   END;
-$$;
+AS 'MODULE_PATHNAME', 'tuner_near_bound'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION tuner._widened_bound(p tuner.parameter, side text)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'tuner_widened_bound'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- Why a value is not one of a parameter's: NULL when it is, else
 -- {reason, message}, reason one of wrong_type, out_of_bounds,

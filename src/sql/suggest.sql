@@ -161,44 +161,53 @@ RETURNS float8[]
 AS 'MODULE_PATHNAME', 'tuner_unit_points'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- Sapphire's settings with their defaults and its next step
+-- (src/core/suggest_policy.h): explore, rank, or model.
+CREATE OR REPLACE FUNCTION tuner._sapphire_plan(d int, explore_setting int, top_k_setting int,
+									 ranked bool, n_complete int,
+									 OUT explore int, OUT top_k int, OUT step text)
+AS 'MODULE_PATHNAME', 'tuner_sapphire_plan'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 -- The sapphire pipeline's phase for the next suggestion, with its
 -- settings: {"phase": "explore" | "model", "explore": n, "top_k": k,
--- "model": "gp-ei" | "icm"}.  The first call that finds `explore` complete
--- trials ranks the parameters (tuner.lasso_rank) and enables the top K
--- (tuner.select_top), and records both transitions in tuner.study_event.
--- Defaults: top_k 16 (the paper's) or every parameter if fewer; explore
--- max(20, 2 x parameters), at most 300 (the paper ranks from ~300).
+-- "model": "gp-ei" | "icm"}.  The first call whose plan is to rank
+-- (tuner._sapphire_plan) ranks the parameters (tuner.lasso_rank), enables
+-- the top K (tuner.select_top) and records the transition in
+-- tuner.study_event; a study ranked since its algorithm was last set
+-- models.
 CREATE OR REPLACE FUNCTION tuner._sapphire_phase(s tuner.study)
 RETURNS jsonb
 LANGUAGE plpgsql
 AS $$
 DECLARE
-	d int;
-	v_complete int;
 	v_conf jsonb := COALESCE(s.settings -> 'sapphire', '{}');
+	v_plan record;
+	v_complete int;
 BEGIN
-	SELECT pg_catalog.count(*) INTO d FROM tuner.parameter p WHERE p.study_id = s.id;
-	v_conf := pg_catalog.jsonb_build_object(
-		'explore', COALESCE((v_conf ->> 'explore')::int, LEAST(300, GREATEST(20, 2 * d))),
-		'top_k', LEAST(d, COALESCE((v_conf ->> 'top_k')::int, 16)),
-		'model', COALESCE(v_conf ->> 'model', 'gp-ei'));
-	IF EXISTS (SELECT 1 FROM tuner.study_event e
-				WHERE e.study_id = s.id AND e.event = 'sapphire_model'
-				  AND e.id > COALESCE((SELECT pg_catalog.max(e2.id) FROM tuner.study_event e2
-									   WHERE e2.study_id = s.id AND e2.event = 'set_algorithm'), 0)) THEN
-		RETURN v_conf || '{"phase": "model"}';
-	END IF;
 	SELECT pg_catalog.count(*) INTO v_complete
 	  FROM tuner.trial t WHERE t.study_id = s.id AND t.state = 'complete';
-	IF v_complete < (v_conf ->> 'explore')::int THEN
+	v_plan := tuner._sapphire_plan(
+		(SELECT pg_catalog.count(*)::int FROM tuner.parameter p WHERE p.study_id = s.id),
+		(v_conf ->> 'explore')::int, (v_conf ->> 'top_k')::int,
+		EXISTS (SELECT 1 FROM tuner.study_event e
+				 WHERE e.study_id = s.id AND e.event = 'sapphire_model'
+				   AND e.id > COALESCE((SELECT pg_catalog.max(e2.id) FROM tuner.study_event e2
+										WHERE e2.study_id = s.id AND e2.event = 'set_algorithm'), 0)),
+		v_complete);
+	v_conf := pg_catalog.jsonb_build_object('explore', v_plan.explore, 'top_k', v_plan.top_k,
+											'model', COALESCE(v_conf ->> 'model', 'gp-ei'));
+	IF v_plan.step = 'explore' THEN
 		RETURN v_conf || '{"phase": "explore"}';
 	END IF;
-	PERFORM 1 FROM tuner.select_top(s.name, (v_conf ->> 'top_k')::int);
-	INSERT INTO tuner.study_event (study_id, trials, event, detail)
-	VALUES (s.id, v_complete, 'sapphire_model',
-			v_conf || pg_catalog.jsonb_build_object('enabled', ARRAY(
-				SELECT p.name FROM tuner.parameter p
-				 WHERE p.study_id = s.id AND p.enabled ORDER BY p.position)));
+	IF v_plan.step = 'rank' THEN
+		PERFORM 1 FROM tuner.select_top(s.name, v_plan.top_k);
+		INSERT INTO tuner.study_event (study_id, trials, event, detail)
+		VALUES (s.id, v_complete, 'sapphire_model',
+				v_conf || pg_catalog.jsonb_build_object('enabled', ARRAY(
+					SELECT p.name FROM tuner.parameter p
+					 WHERE p.study_id = s.id AND p.enabled ORDER BY p.position)));
+	END IF;
 	RETURN v_conf || '{"phase": "model"}';
 END;
 $$;

@@ -51,6 +51,7 @@ main(int argc, char **argv)
 		{"progress_channel", test_progress_channel},
 		{"pruning", test_pruning},
 		{"suggest_policy", test_suggest_policy},
+		{"soft_bounds", test_soft_bounds},
 		{"interrupt", test_interrupt},
 	};
 	size_t		i;

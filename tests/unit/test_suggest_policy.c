@@ -119,9 +119,33 @@ refusals(void)
 	CHECK(strcmp(suggest_algorithm_name(SUGGEST_ALG_CLUSTERED_ICM), "clustered-icm") == 0);
 }
 
+static void
+sapphire_cases(void)
+{
+	SapphirePlan plan;
+	TunerStatus status;
+
+	tuner_status_clear(&status);
+	/* defaults: 2 x parameters within [20, 300], top 16 or all */
+	CHECK(sapphire_plan(5, 0, 0, 0, 3, &plan, &status) == TUNER_OK);
+	CHECK(plan.explore == 20 && plan.top_k == 5 && plan.step == SAPPHIRE_STEP_EXPLORE);
+	CHECK(sapphire_plan(60, 0, 0, 0, 119, &plan, &status) == TUNER_OK);
+	CHECK(plan.explore == 120 && plan.top_k == 16 && plan.step == SAPPHIRE_STEP_EXPLORE);
+	CHECK(sapphire_plan(400, 0, 0, 0, 300, &plan, &status) == TUNER_OK);
+	CHECK(plan.explore == 300 && plan.step == SAPPHIRE_STEP_RANK);
+	/* the settings, top_k never more than the parameters */
+	CHECK(sapphire_plan(8, 6, 12, 0, 6, &plan, &status) == TUNER_OK);
+	CHECK(plan.explore == 6 && plan.top_k == 8 && plan.step == SAPPHIRE_STEP_RANK);
+	/* ranked: the model, whatever the count */
+	CHECK(sapphire_plan(8, 6, 3, 1, 0, &plan, &status) == TUNER_OK);
+	CHECK(plan.step == SAPPHIRE_STEP_MODEL && plan.top_k == 3);
+	CHECK(sapphire_plan(8, -1, 3, 0, 0, &plan, &status) == TUNER_ERR_INVALID);
+}
+
 void
 test_suggest_policy(void)
 {
+	sapphire_cases();
 	dispatch_cases();
 	design_cases();
 	refusals();

@@ -69,5 +69,6 @@ void		test_measure_context(void);
 void		test_progress_channel(void);
 void		test_pruning(void);
 void		test_suggest_policy(void);
+void		test_soft_bounds(void);
 
 #endif
