@@ -719,16 +719,22 @@ CREATE OR REPLACE FUNCTION tuner._native_rows(p_study_id bigint, ids bigint[], n
 RETURNS float8[]
 LANGUAGE sql STABLE
 AS $$
+-- One jsonb_each per trial: the config of a study with many parameters
+-- is stored compressed, and a config -> name per parameter decompressed
+-- it again each time.
+WITH p AS MATERIALIZED (
+	SELECT n.j, n.name, x.kind, x.choices
+	  FROM pg_catalog.unnest($3) WITH ORDINALITY AS n(name, j)
+	  JOIN tuner.parameter x ON x.study_id = $1 AND x.name = n.name)
 SELECT pg_catalog.array_agg(r.x ORDER BY o.k)
   FROM pg_catalog.unnest($2) WITH ORDINALITY AS o(id, k)
   JOIN tuner.trial t ON t.id = o.id AND t.study_id = $1
  CROSS JOIN LATERAL (
 	SELECT pg_catalog.array_agg(CASE p.kind
-				WHEN 'bool' THEN CASE WHEN (t.config -> p.name)::bool THEN 1 ELSE 0 END
-				WHEN 'categorical' THEN pg_catalog.array_position(p.choices, t.config ->> p.name) - 1
-				ELSE (t.config -> p.name)::float8 END ORDER BY n.j) AS x
-	  FROM pg_catalog.unnest($3) WITH ORDINALITY AS n(name, j)
-	  JOIN tuner.parameter p ON p.study_id = $1 AND p.name = n.name) r;
+				WHEN 'bool' THEN CASE WHEN e.value::bool THEN 1 ELSE 0 END
+				WHEN 'categorical' THEN pg_catalog.array_position(p.choices, e.value #>> '{}') - 1
+				ELSE e.value::float8 END ORDER BY p.j) AS x
+	  FROM p LEFT JOIN pg_catalog.jsonb_each(t.config) e ON e.key = p.name) r;
 $$;
 
 -- A stored configuration as native values over the enabled parameters.

@@ -407,7 +407,8 @@ BEGIN
 					  DETAIL = 'transfer_from brings one objective per earlier study.';
 		END IF;
 	END IF;
-	v_trials := tuner._suggestion_trials(s, v_mo_ids);
+	g.objective_metric := (SELECT m.id FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective);
+	v_trials := tuner._suggestion_trials(s.id, g.objective_metric, v_mo_ids);
 	n_observed := v_trials.n_observed;
 	SELECT COALESCE(pg_catalog.array_agg(m.id ORDER BY m.id), '{}'), COALESCE(pg_catalog.array_agg(m.name ORDER BY m.id), '{}')
 	  INTO v_aux_ids, v_aux_names
@@ -482,7 +483,6 @@ BEGIN
 	g.n_choices := sp.n_choices;
 	g.fixed := COALESCE((SELECT pg_catalog.jsonb_object_agg(p.name, p.default_value)
 						   FROM tuner.parameter p WHERE p.study_id = s.id AND NOT p.enabled), '{}');
-	g.objective_metric := (SELECT m.id FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective);
 	g.sign := CASE s.direction WHEN 'maximize' THEN -1 ELSE 1 END;
 	g.observed := COALESCE(v_trials.observed, '{}');
 	g.pending := COALESCE(v_trials.pending, '{}');
@@ -512,29 +512,27 @@ $$;
 -- or pruned with an objective value; with several objectives, all of
 -- them), pending (running or queued) and other (failed, interrupted, or
 -- complete without an objective value), and how many failed.
-CREATE OR REPLACE FUNCTION tuner._suggestion_trials(s tuner.study, mo_ids bigint[],
+CREATE OR REPLACE FUNCTION tuner._suggestion_trials(study_id bigint, objective_id bigint, mo_ids bigint[],
 										 OUT observed bigint[], OUT pending bigint[],
 										 OUT other bigint[], OUT n_observed int,
 										 OUT n_failed int)
 LANGUAGE sql STABLE
 AS $$
-SELECT pg_catalog.array_agg(t.id ORDER BY t.number) FILTER (WHERE o.observed),
-	   pg_catalog.array_agg(t.id ORDER BY t.number) FILTER (WHERE t.state IN ('running', 'queued')),
-	   pg_catalog.array_agg(t.id ORDER BY t.number) FILTER (WHERE t.state IN ('failed', 'interrupted')
-															 OR (t.state IN ('complete', 'pruned') AND NOT o.observed)),
+SELECT pg_catalog.array_agg(o.id ORDER BY o.number) FILTER (WHERE o.observed),
+	   pg_catalog.array_agg(o.id ORDER BY o.number) FILTER (WHERE o.state IN ('running', 'queued')),
+	   pg_catalog.array_agg(o.id ORDER BY o.number) FILTER (WHERE o.state IN ('failed', 'interrupted')
+															 OR (o.state IN ('complete', 'pruned') AND NOT o.observed)),
 	   (pg_catalog.count(*) FILTER (WHERE o.observed))::int,
-	   (pg_catalog.count(*) FILTER (WHERE t.state = 'failed'))::int
-  FROM tuner.trial t
- CROSS JOIN LATERAL (
-	SELECT t.state IN ('complete', 'pruned')
-		   AND EXISTS (SELECT 1 FROM tuner.observation ob
-						JOIN tuner.metric m ON m.id = ob.metric_id
-					   WHERE ob.trial_id = t.id AND m.study_id = s.id AND m.name = s.objective)
-		   AND ($2 IS NULL
-				OR (SELECT pg_catalog.count(*) FROM tuner.observation mo
-					 WHERE mo.trial_id = t.id AND mo.metric_id = ANY ($2))
-				   = pg_catalog.cardinality($2)) AS observed) o
- WHERE t.study_id = s.id;
+	   (pg_catalog.count(*) FILTER (WHERE o.state = 'failed'))::int
+  FROM (SELECT t.id, t.number, t.state,
+			   t.state IN ('complete', 'pruned') AND ob.trial_id IS NOT NULL
+			   AND CASE WHEN $3 IS NULL THEN true
+						ELSE (SELECT pg_catalog.count(*) FROM tuner.observation mo
+							   WHERE mo.trial_id = t.id AND mo.metric_id = ANY ($3))
+							 = pg_catalog.cardinality($3) END AS observed
+		  FROM tuner.trial t
+		  LEFT JOIN tuner.observation ob ON ob.trial_id = t.id AND ob.metric_id = $2
+		 WHERE t.study_id = $1) o;
 $$;
 
 -- A study's bounded constraint metrics (names, by id), once the design is
