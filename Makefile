@@ -60,6 +60,7 @@ CORE_OBJS = \
 	src/core/plot_pareto.o \
 	src/core/plot_importance.o \
 	src/core/plot_heatmap.o \
+	src/core/plot_progress.o \
 	src/core/pareto.o \
 	src/core/hypervolume.o \
 	src/core/parego.o \

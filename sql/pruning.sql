@@ -68,6 +68,22 @@ SELECT pg_temp.pr_try(format($$SELECT tuner.report(%s, '{"loss": 1}')$$, :t6));
 SELECT pg_temp.pr_try(format($$SELECT tuner.report_progress(%s, 3, '{"loss": 1}')$$, :t6));
 SELECT pg_temp.pr_try(format($$SELECT tuner.prune(%s)$$, :t6));
 SELECT pg_temp.pr_try(format($$UPDATE tuner.trial SET state = 'running' WHERE id = %s$$, :t6));
+-- the progress plot: a curve per trial, the pruned one dashed and ending
+-- in a cross where it was stopped, the running one (a single point) grey
+SELECT (length(s) - length(replace(s, '<polyline', ''))) / length('<polyline') AS curves,
+	   (length(s) - length(replace(s, 'stroke-dasharray="6 4"', ''))) / length('stroke-dasharray="6 4"') AS dashed,
+	   s LIKE '%<title>trial 6 (pruned): 7.5 at step 2.5</title>%' AS pruned_marked,
+	   s LIKE '%<title>trial 7: 4 at step 3</title>%' AS running_point,
+	   s LIKE '%>complete<%' AND s LIKE '%>pruned<%' AND s LIKE '%>running or failed<%' AS legend
+  FROM (SELECT tuner.plot('pr_median', 'progress') AS s) q;
+SELECT tuner.plot('pr_median', 'progress', '{"metric": "ops", "log_y": true, "title": "ops"}') LIKE '%<title>trial 5: 500 at step 5</title>%' AS other_metric;
+SELECT pg_temp.pr_try($$SELECT tuner.plot('pr_median', 'progress', '{"parameter": "x"}')$$);
+SELECT tuner.add_metric('pr_median', 'quiet') > 0 AS added;
+SELECT pg_temp.pr_try($$SELECT tuner.plot('pr_median', 'progress', '{"metric": "quiet"}')$$);
+SELECT pg_temp.pr_try($$SELECT tuner._plot_progress('{t,x}', '{1}', '{1}', '{1}', '{0}', false, 720, 480)$$);
+SELECT pg_temp.pr_try($$SELECT tuner._plot_progress('{t,x,y}', '{1,1}', '{2,1}', '{1,1}', '{0,0}', false, 720, 480)$$);
+SELECT pg_temp.pr_try($$SELECT tuner._plot_progress('{t,x,y}', '{1}', '{1}', '{0}', '{0}', true, 720, 480)$$);
+SELECT pg_temp.pr_try($$SELECT tuner._plot_progress('{t,x,y}', '{1}', '{1}', '{1}', '{7}', false, 720, 480)$$);
 
 -- Successive halving: rungs 1, 2, 4, ...; at each the best half goes on.
 SELECT tuner.create_study('pr_halving', 'score', 'maximize',

@@ -3,7 +3,7 @@
  *	  The plots of a study, drawn as standalone SVG from plain arrays (the
  *	  SQL side gathers them): one function per kind, each in its own file
  *	  (plot_convergence.c, plot_slice.c, plot_pareto.c, plot_importance.c,
- *	  plot_heatmap.c).  Each checks its input, returns TUNER_OK and the SVG
+ *	  plot_heatmap.c, plot_progress.c).  Each checks its input, returns TUNER_OK and the SVG
  *	  text in *out (tuner_alloc'd, NUL-terminated), or an error in status.
  *	  Text (titles, labels, names) is escaped here.  No PostgreSQL here.
  */
@@ -111,6 +111,34 @@ typedef struct HeatmapPlot
 	int width;
 	int height;
 } HeatmapPlot;
+
+/*
+ * Intermediate results (tuner.trial_progress): one curve per trial, the
+ * metric against the step.  A pruned trial's curve is dashed and ends in
+ * a cross where it was stopped; a trial still running or that failed is
+ * grey.  Points come grouped by trial, steps ascending within a trial.
+ */
+#define PROGRESS_COMPLETE 0
+#define PROGRESS_PRUNED   1
+#define PROGRESS_OTHER    2 /* running, failed, interrupted */
+
+typedef struct ProgressPlot
+{
+	const char *title;
+	const char *x_label;
+	const char *y_label;
+	int n;                /* points (>= 1) */
+	const double *number; /* trial number of each point */
+	const double *step;
+	const double *value;
+	const int *state; /* per point, its trial's PROGRESS_* */
+	int log_y;        /* values must be > 0 */
+	int width;
+	int height;
+} ProgressPlot;
+
+extern TunerErrorCode plot_progress(const ProgressPlot *p, char **out,
+									TunerStatus *status);
 
 extern TunerErrorCode plot_convergence(const ConvergencePlot *p, char **out,
 									   TunerStatus *status);

@@ -34,6 +34,7 @@ PG_FUNCTION_INFO_V1(tuner_plot_pareto);
 PG_FUNCTION_INFO_V1(tuner_plot_pareto_0_3);
 PG_FUNCTION_INFO_V1(tuner_plot_importance);
 PG_FUNCTION_INFO_V1(tuner_plot_heatmap);
+PG_FUNCTION_INFO_V1(tuner_plot_progress);
 
 /* A text argument (not NULL) as a UTF-8 C string. */
 static const char *
@@ -524,4 +525,51 @@ tuner_plot_heatmap(PG_FUNCTION_ARGS)
 	p.height = int_arg(fcinfo, 4, "height");
 	code = plot_heatmap(&p, &svg, &status);
 	return plot_result(code, &status, svg, cxt, oldcxt, "heat map");
+}
+
+/*
+ * tuner._plot_progress(labels text[], numbers float8[], steps float8[],
+ *		vals float8[], states int[], log_y bool, width int, height int)
+ *		returns text: labels are the title and the axes' labels; one point
+ *		per intermediate result, grouped by trial number, steps ascending;
+ *		states per point: 0 complete, 1 pruned, 2 other.
+ */
+Datum
+tuner_plot_progress(PG_FUNCTION_ARGS)
+{
+	MemoryContext oldcxt;
+	MemoryContext cxt = plot_context(&oldcxt);
+	ProgressPlot p;
+	TunerStatus status;
+	TunerErrorCode code;
+	char *svg = NULL;
+	const char **labels;
+	int n_labels;
+	int m;
+
+	tuner_status_clear(&status);
+	memset(&p, 0, sizeof(p));
+	labels = names_arg(fcinfo, 0, "labels", &n_labels);
+	if (n_labels != 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("labels must have 3 elements, not %d", n_labels),
+				 errhint("Give the title, the x axis' label and the y axis' "
+						 "label.")));
+	p.title = labels[0];
+	p.x_label = labels[1];
+	p.y_label = labels[2];
+	p.number = vector_arg(fcinfo, 1, "numbers", false, &p.n);
+	p.step = vector_arg(fcinfo, 2, "steps", false, &m);
+	same_length(p.n, m, "numbers", "steps");
+	p.value = vector_arg(fcinfo, 3, "vals", false, &m);
+	same_length(p.n, m, "numbers", "vals");
+	tuner_require_arg(fcinfo, 4, "states");
+	p.state = tuner_array_int4(PG_GETARG_ARRAYTYPE_P(4), "states", &m);
+	same_length(p.n, m, "numbers", "states");
+	p.log_y = bool_arg(fcinfo, 5, "log_y");
+	p.width = int_arg(fcinfo, 6, "width");
+	p.height = int_arg(fcinfo, 7, "height");
+	code = plot_progress(&p, &svg, &status);
+	return plot_result(code, &status, svg, cxt, oldcxt, "progress plot");
 }

@@ -472,6 +472,54 @@ $$;
 -- "height": px, "title": text}; convergence and slice take {"log_y":
 -- true}; importance takes {"method": "auto" | "lasso" | "lengthscale" |
 -- "both"}.
+CREATE OR REPLACE FUNCTION tuner._plot_progress(labels text[], numbers float8[], steps float8[],
+									 vals float8[], states int[], log_y bool,
+									 width int, height int)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tuner_plot_progress'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- The progress plot of a study: every trial's intermediate values of a
+-- metric (the objective unless one is named) against the step, from
+-- tuner.trial_progress, pruned trials marked where they were stopped.
+CREATE OR REPLACE FUNCTION tuner._plot_progress_of(s tuner.study, o record, metric text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	v_metric text := COALESCE(metric, s.objective);
+	v_numbers float8[];
+	v_steps float8[];
+	v_values float8[];
+	v_states int[];
+BEGIN
+	SELECT pg_catalog.array_agg(t.number::float8 ORDER BY t.number, p.step),
+		   pg_catalog.array_agg(p.step ORDER BY t.number, p.step),
+		   pg_catalog.array_agg((p.metrics ->> v_metric)::float8 ORDER BY t.number, p.step),
+		   pg_catalog.array_agg(CASE t.state WHEN 'complete' THEN 0 WHEN 'pruned' THEN 1 ELSE 2 END
+								ORDER BY t.number, p.step)
+	  INTO v_numbers, v_steps, v_values, v_states
+	  FROM tuner.trial t
+	  JOIN tuner.trial_progress p ON p.trial_id = t.id
+	 WHERE t.study_id = s.id AND pg_catalog.jsonb_typeof(p.metrics -> v_metric) = 'number';
+	IF v_numbers IS NULL THEN
+		RAISE EXCEPTION 'no trial of study "%" reported intermediate values of "%"', s.name, v_metric
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = COALESCE(pg_catalog.format('Its trials reported: %s.',
+							(SELECT pg_catalog.string_agg(DISTINCT pg_catalog.quote_ident(k), ', ')
+							   FROM tuner.trial t
+							   JOIN tuner.trial_progress p ON p.trial_id = t.id,
+									pg_catalog.jsonb_object_keys(p.metrics) k
+							  WHERE t.study_id = s.id)),
+							'Runners report them on file descriptor 3, clients with tuner.report_progress (docs/runners.md).');
+	END IF;
+	RETURN tuner._plot_progress(
+		ARRAY[COALESCE(o.title, pg_catalog.format('%s: %s while its trials ran', s.name, v_metric)),
+			  'step', tuner._plot_metric_label(s.id, v_metric)],
+		v_numbers, v_steps, v_values, v_states, o.log_y, o.width, o.height);
+END;
+$$;
+
 CREATE OR REPLACE FUNCTION tuner.plot(study text, kind text, options jsonb DEFAULT '{}')
 RETURNS text
 LANGUAGE plpgsql STABLE
@@ -506,13 +554,16 @@ BEGIN
 		WHEN 'task_correlation' THEN
 			o := tuner._plot_options(p_options, p_kind, '{}');
 			RETURN tuner._plot_task_correlation_of(s, o);
+		WHEN 'progress' THEN
+			o := tuner._plot_options(p_options, p_kind, ARRAY['log_y', 'metric']);
+			RETURN tuner._plot_progress_of(s, o, tuner._plot_string(p_options, 'metric', p_kind, false));
 		ELSE
 			RAISE EXCEPTION 'unknown plot kind "%"', p_kind
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'The kinds are convergence, importance, slice, pareto and task_correlation.';
+					  HINT = 'The kinds are convergence, importance, slice, pareto, task_correlation and progress.';
 	END CASE;
 END;
 $$;
 
 COMMENT ON FUNCTION tuner.plot(text, text, jsonb) IS
-	'A study drawn as standalone SVG: convergence, importance, slice, pareto or task_correlation';
+	'A study drawn as standalone SVG: convergence, importance, slice, pareto, task_correlation or progress';
