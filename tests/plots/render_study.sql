@@ -54,3 +54,29 @@ SELECT count(*) FILTER (WHERE state = 'complete') AS complete,
        count(*) FILTER (WHERE state = 'failed') AS failed,
        round(min(value)::numeric, 3) AS best
   FROM tuner.trials WHERE study = 'branin';
+
+-- Learning curves for the progress plot: eight trials whose loss falls as
+-- final + 5 / step over ten steps; the eighth is pruned at step 3.
+SELECT tuner.create_study('curves', 'loss', 'minimize', '{"seed": 9}') > 0 AS created;
+SELECT tuner.add_parameter('curves', 'lr', 'float', 0, 1);
+DO $$
+DECLARE
+    s jsonb;
+    t bigint;
+    final float8;
+BEGIN
+    FOR i IN 1 .. 8 LOOP
+        s := tuner.suggest_next('curves');
+        t := (s ->> 'trial')::bigint;
+        final := 1 + abs((s -> 'params' ->> 'lr')::float8 - 0.3) * 4;
+        FOR k IN 1 .. CASE WHEN i = 8 THEN 3 ELSE 10 END LOOP
+            PERFORM tuner.report_progress(t, k, jsonb_build_object('loss', final + 5.0 / k));
+        END LOOP;
+        IF i = 8 THEN
+            PERFORM tuner.prune(t, 'worst at step 3');
+        ELSE
+            PERFORM tuner.report(t, jsonb_build_object('loss', final + 0.5));
+        END IF;
+    END LOOP;
+END
+$$;

@@ -97,6 +97,8 @@ check_plot slice_x1 branin slice "{$SIZE, \"parameter\": \"x1\"}" '' '#1f77b4' '
 check_plot pareto branin pareto "{$SIZE, \"x\": \"value\", \"y\": \"cost\"}" '' '#d62728'
 # the diagonal (correlation 1) in ColorBrewer's darkest red
 check_plot task_correlation branin task_correlation "{$SIZE}" '' '#b2182b'
+# blue learning curves, the pruned one red
+check_plot progress curves progress "{$SIZE}" '' '#1f77b4' '#d62728'
 # the second study: data in the top right, trials that broke a constraint,
 # a categorical parameter, a parameter the model left out
 check_plot constrained_convergence constrained convergence "{$SIZE}" '' '#1f77b4' '#d62728'
