@@ -260,15 +260,27 @@ done:
 }
 
 /*
- * The trend's share of the prediction's variance at u: r^T M^-1 r with r =
- * h(u) - H K^-1 k(u), the basis functions at u less what the trials
- * already pin down of them (0 at a trial without noise, h(u) far from
- * every trial).  When dvar is not NULL the share's gradient is added to
- * it.  scratch holds 2 n + n_basis (d + 2) doubles.
+ * The first half of trend_variance: r = k(u)^T K^-1 H^T, and its gradient
+ * dr when with_grad, from u's kernel row (kvec, radial: gp_kernel_row)
+ * into scratch as trend_variance lays it out.
  */
+static void
+trend_weights(const FeasibilityTerm *term, const double *u, const double *kvec,
+			  const double *radial, int with_grad, double *scratch)
+{
+	int n = term->model->n, p = term->n_basis;
+	double *r = scratch + 2 * n;
+	double *dr = r + 2 * p;
+
+	gp_kernel_weights_from_row(term->model, u, kvec, radial,
+							   term->basis_weights, p, r,
+							   with_grad ? dr : NULL);
+}
+
+/* The second half of trend_variance, after trend_weights. */
 static double
-trend_variance(const FeasibilityTerm *term, const double *u, double *dvar,
-			   double *scratch)
+trend_variance_finish(const FeasibilityTerm *term, const double *u,
+					  double *dvar, double *scratch)
 {
 	int n = term->model->n, d = term->model->d, p = term->n_basis, j, k;
 	double *r = scratch + 2 * n;
@@ -276,10 +288,6 @@ trend_variance(const FeasibilityTerm *term, const double *u, double *dvar,
 	double *dr = w + p;
 	double v = 0.0;
 
-	if (p == 0)
-		return 0.0;
-	gp_kernel_weights(term->model, u, term->basis_weights, p, r,
-					  dvar != NULL ? dr : NULL, scratch);
 	for (j = 0; j < p; j++)
 	{
 		r[j] = basis_value(term->basis_dim[j], u) - r[j];
@@ -295,6 +303,26 @@ trend_variance(const FeasibilityTerm *term, const double *u, double *dvar,
 						   ((term->basis_dim[j] == k ? 1.0 : 0.0) -
 							dr[(size_t)j * d + k]);
 	return v;
+}
+
+/*
+ * The trend's share of the prediction's variance at u: r^T M^-1 r with r =
+ * h(u) - H K^-1 k(u), the basis functions at u less what the trials
+ * already pin down of them (0 at a trial without noise, h(u) far from
+ * every trial).  When dvar is not NULL the share's gradient is added to
+ * it.  scratch holds 2 n + n_basis (d + 2) doubles.
+ */
+static double
+trend_variance(const FeasibilityTerm *term, const double *u, double *dvar,
+			   double *scratch)
+{
+	int n = term->model->n;
+
+	if (term->n_basis == 0)
+		return 0.0;
+	gp_kernel_row(term->model, u, scratch, dvar != NULL ? scratch + n : NULL);
+	trend_weights(term, u, scratch, scratch + n, dvar != NULL, scratch);
+	return trend_variance_finish(term, u, dvar, scratch);
 }
 
 /* Doubles of scratch trend_variance needs for term. */
@@ -474,10 +502,23 @@ term_log_prob(const FeasibilityTerm *term, const double *u, double *grad,
 	int k;
 
 	term_threshold(term, &threshold, &extra);
-	post->point(post->state, u, &mu, &var, grad != NULL ? dmu : NULL, dvar,
-				scratch);
+	/*
+	 * The posterior (post is term->model's, gp_posterior) and the trend's
+	 * variance share u's kernel row: the trend's weights are taken from it
+	 * before the posterior turns it into K^-1 k.  The same values as
+	 * post->point followed by trend_variance, at half the exps.
+	 */
+	gp_kernel_row(term->model, u, scratch,
+				  grad != NULL ? scratch + term->model->n : NULL);
+	if (term->n_basis > 0)
+		trend_weights(term, u, scratch, scratch + term->model->n, grad != NULL,
+					  dvar + d);
+	gp_point_from_row(term->model, u, scratch, scratch + term->model->n, &mu,
+					  &var, grad != NULL ? dmu : NULL, dvar);
 	mu += trend_at(term, d, u, grad != NULL ? dmu : NULL);
-	var += trend_variance(term, u, grad != NULL ? dvar : NULL, dvar + d);
+	if (term->n_basis > 0)
+		var += trend_variance_finish(term, u, grad != NULL ? dvar : NULL,
+									 dvar + d);
 	var += extra;
 	sd = var > sd_min * sd_min ? sqrt(var) : sd_min;
 	z = (threshold - mu) / sd;

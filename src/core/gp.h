@@ -132,6 +132,27 @@ extern void gp_kernel_weights(const GpModel *model, const double *u,
 							  double *dout, double *scratch);
 
 /*
+ * The pieces of the single-task posterior at one point u, for a caller
+ * that needs several things of the same kernel row (the failure model's
+ * mean, variance and trend share one; feasibility.c): gp_kernel_row fills
+ * kvec[i] = k(u, x_i) and, when radial is not NULL, radial[i] = -(1/r)
+ * dk/dr (n values each); gp_point_from_row is the posterior's point
+ * function (posterior.h) on that row, leaving K^-1 k in kvec (radial is
+ * read only with dmean); gp_kernel_weights_from_row is gp_kernel_weights
+ * on it (radial read only with dout).  Each gives exactly what the
+ * function computing its own row gives.
+ */
+extern void gp_kernel_row(const GpModel *model, const double *u, double *kvec,
+						  double *radial);
+extern void gp_point_from_row(const GpModel *model, const double *u,
+							  double *kvec, const double *radial, double *mean,
+							  double *var, double *dmean, double *dvar);
+extern void gp_kernel_weights_from_row(const GpModel *model, const double *u,
+									   const double *kvec,
+									   const double *radial, const double *a,
+									   int p, double *out, double *dout);
+
+/*
  * Fit hyperparameters by maximising the log marginal likelihood (+ log
  * priors) with NLopt's bounded L-BFGS and analytic gradients.  x is n * d,
  * row-major.  On success *out is a prepared model in the caller's
