@@ -9,10 +9,13 @@
  *	  the timed steps.  Each timed step has its own seed (rep r: seed r),
  *	  as successive suggestions have.
  *
- *	  usage: suggest_core n d failed reps [print]
+ *	  usage: suggest_core n d failed reps [print [warm_failures]]
  *	    failed  failed trials besides the n completed ones
  *	    print   1: print each step's configuration (%a, to compare builds
  *	            bit for bit)
+ *	    warm_failures  1: the timed steps also warm-start the failure
+ *	            model from the cold step's (SuggestInput.warm_feasibility_*),
+ *	            as tuner.suggest_next does from its last feasibility row
  *	  Prints the median and mean wall ms of the timed steps and the median
  *	  of their hyperparameter fit (the objective's).
  */
@@ -45,8 +48,9 @@ cmp_double(const void *a, const void *b)
 int
 main(int argc, char **argv)
 {
-	int n, d, n_failed, reps, print, i, k, r;
-	double *x, *y, *xf, *w, *b, *a, *c, *ls, *ms, *fit_ms;
+	int n, d, n_failed, reps, print, warm_failures, i, k, r;
+	double *x, *y, *xf, *w, *b, *a, *c, *ls, *fls, *ms, *fit_ms;
+	ConstraintFit fits[1];
 	ParamSpec *params;
 	SuggestInput in;
 	SuggestResult out;
@@ -64,6 +68,7 @@ main(int argc, char **argv)
 	n_failed = atoi(argv[3]);
 	reps = atoi(argv[4]);
 	print = argc > 5 ? atoi(argv[5]) : 0;
+	warm_failures = argc > 6 ? atoi(argv[6]) : 0;
 	x = malloc(sizeof(double) * n * d);
 	y = malloc(sizeof(double) * n);
 	xf = malloc(sizeof(double) * (n_failed > 0 ? n_failed : 1) * d);
@@ -72,6 +77,7 @@ main(int argc, char **argv)
 	a = malloc(sizeof(double) * 5);
 	c = malloc(sizeof(double) * d);
 	ls = malloc(sizeof(double) * d);
+	fls = malloc(sizeof(double) * d);
 	ms = malloc(sizeof(double) * reps);
 	fit_ms = malloc(sizeof(double) * reps);
 	params = calloc(d, sizeof(ParamSpec));
@@ -135,6 +141,9 @@ main(int argc, char **argv)
 	memset(&out, 0, sizeof(out) - sizeof(out.config));
 	out.config = malloc(sizeof(double) * d);
 	out.lengthscales = ls;
+	memset(fits, 0, sizeof(fits));
+	fits[0].lengthscales = fls;
+	out.constraint_fits = fits;
 	in.seed = 1000;
 	if (tuner_suggest(&in, &out, &status) != TUNER_OK)
 	{
@@ -149,6 +158,14 @@ main(int argc, char **argv)
 	in.warm_noise = warm_noise;
 	in.warm_mean = warm_mean;
 	out.lengthscales = NULL;
+	if (warm_failures && fits[0].fitted)
+	{
+		in.warm_feasibility_lengthscales = fls;
+		in.warm_feasibility_outputscale = fits[0].outputscale;
+		in.warm_feasibility_noise = fits[0].noise;
+		in.warm_feasibility_mean = fits[0].mean;
+	}
+	out.constraint_fits = NULL;
 
 	for (r = 0; r < reps; r++)
 	{

@@ -47,6 +47,21 @@
 #define FAILURE_TREND_PRIOR_SD 2.0
 
 /*
+ * The failure model refines its previous fit (SuggestInput's
+ * warm_feasibility_*) only from this many trials (ran and failed) on;
+ * below, it is fitted from three cold starts whatever the input says.
+ * The likelihood of a few 0/1 outcomes has several modes close in value,
+ * and a refinement stays in the one it starts from: on sql/constraints'
+ * two failing regions (19 trials) the warm fits kept a long lengthscale
+ * across one region that the cold fits had dropped, and P(feasible) in
+ * it rose from 0.05 to 0.35.  Small fits cost little (40 trials: under a
+ * millisecond); from a hundred trials on the cold fit was 10 of a
+ * suggestion's 22 ms (bench/latency/suggest_core.c, n = 100, d = 10, 10
+ * failed).
+ */
+#define FAILURE_WARM_MIN_N 50
+
+/*
  * Below FEASIBILITY_THRESHOLD (feasibility.h) each unit of the
  * acquisition's log P(feasible) costs 1 + BELOW_THRESHOLD_PENALTY.  10 and
  * 20 gave the same trials on bench/constraints' failing problems.
@@ -386,6 +401,26 @@ term_threshold(const FeasibilityTerm *term, double *threshold, double *extra)
 	}
 }
 
+/* Is in's warm start of the failure model complete and valid? */
+int
+feasibility_warm_usable(const SuggestInput *in)
+{
+	int k;
+
+	if (in->warm_feasibility_lengthscales == NULL ||
+		!(in->warm_feasibility_outputscale > 0.0) ||
+		!isfinite(in->warm_feasibility_outputscale) ||
+		!(in->warm_feasibility_noise > 0.0) ||
+		!isfinite(in->warm_feasibility_noise) ||
+		!isfinite(in->warm_feasibility_mean))
+		return 0;
+	for (k = 0; k < in->d; k++)
+		if (!(in->warm_feasibility_lengthscales[k] > 0.0) ||
+			!isfinite(in->warm_feasibility_lengthscales[k]))
+			return 0;
+	return 1;
+}
+
 /*
  * Fit one term on the n unit points x with outcome y (raw units), holding
  * where y <= bound.  Standardised like the objective; with_trend fits a
@@ -423,6 +458,21 @@ fit_term_parts(const SuggestInput *in, const double *x, const double *y, int n,
 	gp_fit_options_init(&options);
 	options.seed = seed;
 	options.categories = categories;
+	if (with_trend && n >= FAILURE_WARM_MIN_N && feasibility_warm_usable(in))
+	{
+		/*
+		 * The failure model's previous fit: refine it, and every 4th
+		 * trial also search from one other start, rotating as the
+		 * objective's GP does (suggest_gp.c).
+		 */
+		options.warm_lengthscales = in->warm_feasibility_lengthscales;
+		options.warm_outputscale = in->warm_feasibility_outputscale;
+		options.warm_noise = in->warm_feasibility_noise;
+		options.warm_mean = in->warm_feasibility_mean;
+		options.restarts = (n % 4 == 0) ? 2 : 1;
+		options.first_alternate = (n / 4) % 3;
+		term->warm_started = 1;
+	}
 	if (min_noise > options.min_noise)
 		options.min_noise = min_noise;
 	rc = gp_fit_standardized(x, ys, n, in->d, &options, &term->model, status);
@@ -603,10 +653,20 @@ hook_batch(const void *state, const double *u, int m, double *log_p,
 	double *sd = tuner_alloc(sizeof(double) * (m > 0 ? m : 1));
 	/* hook.n_scratch covers every term's trend_variance */
 	double *scratch = tuner_alloc(sizeof(double) * model->hook.n_scratch);
+	/* the trend's weights of every point, for a warm-started term */
+	double *weights = NULL;
+	int shared_p = 0;
 	TunerErrorCode rc = TUNER_OK;
 	int t, j;
 
-	if (mean == NULL || sd == NULL || scratch == NULL)
+	for (t = 0; t < model->n_terms; t++)
+		if (model->terms[t].warm_started && model->terms[t].n_basis > shared_p)
+			shared_p = model->terms[t].n_basis;
+	if (shared_p > 0)
+		weights =
+			tuner_alloc(sizeof(double) * (size_t)(m > 0 ? m : 1) * shared_p);
+	if (mean == NULL || sd == NULL || scratch == NULL ||
+		(shared_p > 0 && weights == NULL))
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
 						"out of memory scoring feasibility");
@@ -620,16 +680,32 @@ hook_batch(const void *state, const double *u, int m, double *log_p,
 		double sd_min = MIN_SD_FRACTION * sqrt(term->post.prior_var);
 		double threshold, extra;
 
+		int shared = term->warm_started && term->n_basis > 0;
+
 		term_threshold(term, &threshold, &extra);
-		rc = gp_predict(term->model, u, m, mean, sd, status);
+		rc = gp_predict_weights(term->model, u, m,
+								shared ? term->basis_weights : NULL,
+								term->n_basis, weights, mean, sd, status);
 		if (rc != TUNER_OK)
 			goto done;
 		for (j = 0; j < m; j++)
 		{
 			const double *uj = u + (size_t)j * model->d;
-			double var = sd[j] * sd[j] +
-						 trend_variance(term, uj, NULL, scratch) + extra;
-			double s = sqrt(var);
+			double trend_var;
+			double var, s;
+
+			if (shared)
+			{
+				/* trend_variance with the weights from the prediction */
+				memcpy(scratch + 2 * term->model->n,
+					   weights + (size_t)j * term->n_basis,
+					   sizeof(double) * term->n_basis);
+				trend_var = trend_variance_finish(term, uj, NULL, scratch);
+			}
+			else
+				trend_var = trend_variance(term, uj, NULL, scratch);
+			var = sd[j] * sd[j] + trend_var + extra;
+			s = sqrt(var);
 
 			log_p[j] += log_normal_cdf(
 				(threshold - mean[j] - trend_at(term, model->d, uj, NULL)) /
@@ -642,6 +718,7 @@ done:
 	tuner_free(mean);
 	tuner_free(sd);
 	tuner_free(scratch);
+	tuner_free(weights);
 	return rc;
 }
 

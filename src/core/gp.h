@@ -121,6 +121,17 @@ extern TunerErrorCode gp_predict(const GpModel *model, const double *xs, int m,
 								 TunerStatus *status);
 
 /*
+ * gp_predict, and with it weights (m x p, row-major) = k(u_j)^T a for the
+ * p columns of a (n x p, row-major) at each of the m points, from the same
+ * cross covariance (a NULL: gp_predict exactly).
+ */
+extern TunerErrorCode gp_predict_weights(const GpModel *model,
+										 const double *xs, int m,
+										 const double *a, int p,
+										 double *weights, double *mean,
+										 double *sd, TunerStatus *status);
+
+/*
  * out[j] = sum_i k(u, x_i) a[i][j] for the p columns of a (n x p,
  * row-major), and when dout is not NULL its gradient wrt u (p x d,
  * row-major; 0 along categorical dimensions).  scratch holds 2 n doubles.

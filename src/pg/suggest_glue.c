@@ -811,6 +811,41 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
 }
 
 /*
+ * The failure model's warm start (arguments 47 .. 50, 0.3.0):
+ * warm_feasibility_lengthscales (d values), warm_feasibility_outputscale,
+ * warm_feasibility_noise and warm_feasibility_mean, the hyperparameters
+ * of the study's last feasibility model (tuner.model, kind feasibility).
+ * Used only when all four are set, the lengthscales are d and the core
+ * finds them valid (feasibility_warm_usable); else the failure model is
+ * fitted from cold starts, as before.
+ */
+static void
+read_feasibility_warm(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	const double *ls;
+	int k;
+
+	if (PG_NARGS() <= 50 || PG_ARGISNULL(48) || PG_ARGISNULL(49) ||
+		PG_ARGISNULL(50))
+		return;
+	ls = read_optional_vector(fcinfo, 47, "warm_feasibility_lengthscales",
+							  input->d);
+	if (ls == NULL)
+		return;
+	for (k = 0; k < input->d; k++)
+		tuner_check_finite(ls[k], "warm_feasibility_lengthscales");
+	input->warm_feasibility_lengthscales = ls;
+	input->warm_feasibility_outputscale = PG_GETARG_FLOAT8(48);
+	input->warm_feasibility_noise = PG_GETARG_FLOAT8(49);
+	input->warm_feasibility_mean = PG_GETARG_FLOAT8(50);
+	tuner_check_finite(input->warm_feasibility_outputscale,
+					   "warm_feasibility_outputscale");
+	tuner_check_finite(input->warm_feasibility_noise,
+					   "warm_feasibility_noise");
+	tuner_check_finite(input->warm_feasibility_mean, "warm_feasibility_mean");
+}
+
+/*
  * tuner._suggest_point(kinds int[], lows float8[], highs float8[],
  *		log_scales bool[], n_choices int[], x_observed float8[],
  *		y_observed float8[], x_pending float8[], x_other float8[],
@@ -828,7 +863,9 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		linear_coef float8[], linear_rhs float8[], linear_strict bool[],
  *		condition_parent int[], condition_op text[],
  *		condition_values float8[], condition_default float8[],
- *		canonical bool)
+ *		canonical bool, warm_feasibility_lengthscales float8[],
+ *		warm_feasibility_outputscale float8, warm_feasibility_noise float8,
+ *		warm_feasibility_mean float8)
  * returns (config float8[], source text, predicted_mean, predicted_sd,
  *		acquisition, lengthscales float8[], outputscale, noise,
  *		log_likelihood, mean, fit_ms, tasks_used int[], rank, kronecker,
@@ -963,6 +1000,7 @@ tuner_suggest_point(PG_FUNCTION_ARGS)
 	read_constraint_inputs(fcinfo, &input);
 	read_linear_inputs(fcinfo, &input);
 	read_condition_inputs(fcinfo, &input);
+	read_feasibility_warm(fcinfo, &input);
 
 	config = palloc0(mul_size(d, sizeof(double)));
 	lengthscales = palloc0(mul_size(d, sizeof(double)));

@@ -156,7 +156,18 @@ BEGIN
 END;
 $$;
 
--- The 0.2.0 entry point, with the conditions and canonical added at the end.
+-- The failure model's warm start (issue 28): from 50 trials on, while no
+-- trial has failed since the study's last feasibility model, suggest_next
+-- passes that model's hyperparameters to _suggest_point, which refines
+-- them instead of fitting the failure model from three cold starts each
+-- time (src/core/suggest.h, warm_feasibility_*), and records the model
+-- for replay_suggestion.
+ALTER TABLE tuner.suggestion ADD COLUMN warm_feasibility_model bigint;
+COMMENT ON COLUMN tuner.suggestion.warm_feasibility_model IS
+	'The feasibility model (tuner.model) whose fit the failure model started from (NULL: fitted from cold starts, as before tuner 0.3.0)';
+
+-- The 0.2.0 entry point, with the conditions and canonical added at the
+-- end, then the failure model's warm start.
 DROP FUNCTION tuner._suggest_point(int[], float8[], float8[], bool[], int[], float8[], float8[], float8[], float8[], int, int, bigint, bigint, float8[], float8, float8, float8, text, float8[], int, float8[], float8[], float8[], float8[], float8[], float8[], int[], int[], float8[], int[], int[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], float8[], bool[]);
 
 CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
@@ -199,6 +210,10 @@ CREATE FUNCTION tuner._suggest_point(kinds int[], lows float8[], highs float8[],
 									 condition_values float8[] DEFAULT NULL,
 									 condition_default float8[] DEFAULT NULL,
 									 canonical bool DEFAULT true,
+									 warm_feasibility_lengthscales float8[] DEFAULT NULL,
+									 warm_feasibility_outputscale float8 DEFAULT NULL,
+									 warm_feasibility_noise float8 DEFAULT NULL,
+									 warm_feasibility_mean float8 DEFAULT NULL,
 									 OUT config float8[], OUT source text,
 									 OUT predicted_mean float8,
 									 OUT predicted_sd float8,
@@ -258,6 +273,7 @@ DECLARE
 	sp record;
 	h record;
 	w record;
+	wf record;
 	r record;
 	d int;
 	v_number int;
@@ -544,6 +560,20 @@ BEGIN
 	   -- the same parameters (select_top may have changed them)
 	   AND m.parameters = sp.names
 	 ORDER BY m.kind = 'icm' DESC, m.id DESC LIMIT 1;
+	-- With failed trials, from 50 trials on (FAILURE_WARM_MIN_N in
+	-- src/core/feasibility.c), the failure model starts from its last fit
+	-- over the same parameters while no trial has failed since (issue 28):
+	-- its outcome's mean is the share of failed trials it learned from.  A
+	-- new failure can change the failing region's shape, and is fitted
+	-- from cold starts.
+	SELECT m.id, m.lengthscales, m.outputscale, m.noise, m.mean INTO wf
+	  FROM tuner.model m
+	 WHERE h.n_failed > 0 AND h.n_observed + h.n_failed >= 50
+	   AND m.study_id = s.id AND m.kind = 'feasibility'
+	   AND m.parameters = sp.names
+	   AND pg_catalog.round(m.outcome_mean * m.n) = h.n_failed
+	   AND m.id = (SELECT pg_catalog.max(l.id) FROM tuner.model l
+				   WHERE l.study_id = s.id AND l.kind = 'feasibility');
 
 	-- With earlier studies to learn from, the model starts after two trials.
 	v_n_initial := COALESCE((s.settings ->> 'n_initial')::int,
@@ -628,7 +658,8 @@ BEGIN
 							  CASE WHEN pg_catalog.cardinality(v_con_ids) > 0 THEN v_con_bounds END,
 							  v_lin.lin_coef, v_lin.lin_rhs, v_lin.lin_strict,
 							  v_cond.parents, v_cond.ops, v_cond.vals,
-							  v_cond.defaults, true);
+							  v_cond.defaults, true,
+							  wf.lengthscales, wf.outputscale, wf.noise, wf.mean);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[p.i])
@@ -710,6 +741,7 @@ BEGIN
 				v_mo_signs AS objective_signs,
 				v_mo_weights AS scalarization_weights,
 				true AS canonical,
+				wf.id AS warm_feasibility_model,
 				v_cond.parents AS condition_parent,
 				v_cond.ops AS condition_op,
 				v_cond.vals AS condition_values,
@@ -857,6 +889,7 @@ DECLARE
 	t tuner.trial;
 	g tuner.suggestion;
 	w tuner.model;
+	wf tuner.model;
 	r record;
 	v_ids bigint[];
 	v_x_observed float8[];
@@ -897,7 +930,9 @@ BEGIN
 		 WHERE x.study_id = t.study_id AND x.id = ANY (v_ids)) <> pg_catalog.cardinality(v_ids)
 	   OR (SELECT pg_catalog.count(*) FROM tuner.parameter p
 			WHERE p.study_id = t.study_id AND p.name = ANY (g.parameters)) <> pg_catalog.cardinality(g.parameters)
-	   OR (g.warm_model IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tuner.model m WHERE m.id = g.warm_model)) THEN
+	   OR (g.warm_model IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tuner.model m WHERE m.id = g.warm_model))
+	   OR (g.warm_feasibility_model IS NOT NULL
+		   AND NOT EXISTS (SELECT 1 FROM tuner.model m WHERE m.id = g.warm_feasibility_model)) THEN
 		RAISE EXCEPTION 'the study of trial % changed since its suggestion', p_trial
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  DETAIL = 'A trial, parameter or model it was computed from is gone.';
@@ -927,6 +962,9 @@ BEGIN
 	END IF;
 	IF g.warm_model IS NOT NULL THEN
 		SELECT * INTO w FROM tuner.model m WHERE m.id = g.warm_model;
+	END IF;
+	IF g.warm_feasibility_model IS NOT NULL THEN
+		SELECT * INTO wf FROM tuner.model m WHERE m.id = g.warm_feasibility_model;
 	END IF;
 	-- As suggest_next: failed trials feed the feasibility model, the other
 	-- unobserved ones are only kept from being suggested again; bounded
@@ -972,7 +1010,8 @@ BEGIN
 							  v_lin.lin_coef, v_lin.lin_rhs, v_lin.lin_strict,
 							  g.condition_parent, g.condition_op,
 							  g.condition_values, g.condition_default,
-							  g.canonical);
+							  g.canonical,
+							  wf.lengthscales, wf.outputscale, wf.noise, wf.mean);
 
 	SELECT pg_catalog.jsonb_object_agg(p.name, CASE p.kind
 				WHEN 'float' THEN pg_catalog.to_jsonb(r.config[n.j])

@@ -230,6 +230,30 @@ test_acquisition(void)
 			CHECK(dmu[k] == dmu2[k] && dvar[k] == dvar2[k]);
 		gp_point_from_row(m, u, kvec2, NULL, &mu, &var, NULL, NULL);
 		CHECK(mu == mu2 && var == var2);
+
+		/*
+		 * gp_predict_weights: gp_predict's mean and sd exactly, and k(u)^T
+		 * a as gp_kernel_weights gives it (up to rounding: the cross
+		 * covariance multiplies by 1 / l where the row divides by l).
+		 */
+		{
+			double		us[3 * 3] = {0.81, 0.07, 0.52, 0.1, 0.9, 0.3, 0.5, 0.5, 0.5},
+						pm[3],
+						ps[3],
+						wm2[3],
+						ws2[3],
+						pw[3 * 2];
+
+			CHECK(gp_predict(m, us, 3, pm, ps, &status) == TUNER_OK);
+			CHECK(gp_predict_weights(m, us, 3, a, 2, pw, wm2, ws2, &status) == TUNER_OK);
+			for (t = 0; t < 3; t++)
+			{
+				CHECK(pm[t] == wm2[t] && ps[t] == ws2[t]);
+				gp_kernel_weights(m, us + 3 * t, a, 2, w, NULL, scratch);
+				for (j = 0; j < 2; j++)
+					CHECK_CLOSE(pw[t * 2 + j], w[j], 1e-12 * (1.0 + fabs(w[j])));
+			}
+		}
 	}
 	gp_model_free(m);
 }
