@@ -238,7 +238,7 @@ def run(ns, ds, reps, sk_reps_large, use_tuner, use_sklearn, use_tpe, log, warm=
     if use_tuner:
         log("   tuner: %s" % ("warm (the study holds a previous fit, as after any model-based "
                               "suggestion); the fit refines the previous fit, plus one other start "
-                              "when n % 4 == 0 (src/core/suggest.c)" if warm else
+                              "when n % 4 == 0, from n = 200 on when n % 16 == 0 (src/core/suggest_gp.c)" if warm else
                               "cold (no previous fit stored: 3 starts every call)"))
     if failed_percent > 0:
         log("   with failed trials: each row also times the study with round(n * %g / 100) "
