@@ -36,6 +36,9 @@ def main():
     ap.add_argument("--sk-reps-large", type=int, help="latency: sklearn GP-EI calls when n >= 200 (default 5)")
     ap.add_argument("--cold", action="store_true",
                     help="latency: no previous fit stored in the study (default: warm)")
+    ap.add_argument("--failed-percent", type=float, default=0,
+                    help="latency: also time each study with this many failed trials per 100 "
+                         "completed ones (issue 28)")
     ap.add_argument("--no-latency-sklearn", action="store_true")
     ap.add_argument("--no-latency-tpe", action="store_true")
     ap.add_argument("--functions", help="efficiency: comma list of branin,hartmann6,ackley10,rosenbrock10,levy10,stybtang20,griewank10")
@@ -101,7 +104,7 @@ def main():
     if not a.skip_latency:
         out["latency"] = latency.run(ns, ds, reps, sk_reps_large, not a.no_tuner,
                                      not a.no_latency_sklearn, not a.no_latency_tpe, log,
-                                     warm=not a.cold)
+                                     warm=not a.cold, failed_percent=a.failed_percent)
     if not a.skip_efficiency:
         out["efficiency"] = efficiency.run(fnames, mnames, seeds, a.budget, a.jobs,
                                            a.ackley_domain, json.loads(a.tuner_settings), log)

@@ -47,13 +47,25 @@ def summarize(times_s):
 # tuner: load a history, then time suggest_next in BEGIN ... ROLLBACK
 # --------------------------------------------------------------------------
 
-def tuner_load(conn, d, n, X, f, warm):
+def tuner_load(conn, d, n, X, f, warm, X_failed=None):
     """
     Create a study with n completed trials whose configurations are the rows
-    of X, and return (study, X_loaded, y_loaded) as the database holds them.
+    of X (and failed trials at the rows of X_failed), and return (study,
+    X_loaded, y_loaded) as the database holds them.
     """
     import loader
-    return loader.load_history(conn, d, n, X, f, warm=warm)
+    return loader.load_history(conn, d, n, X, f, warm=warm, X_failed=X_failed)
+
+
+def failing_points(rng, count, d):
+    """count uniform points of the failing region u_1 + u_2 > 1.4 (as
+    bench/latency/suggest_core.c's)."""
+    out = []
+    while len(out) < count:
+        u = rng.uniform(size=d)
+        if u[0] + u[1] > 1.4:
+            out.append(u)
+    return np.array(out).reshape(count, d)
 
 
 def backend_cpu_ns(pid):
@@ -247,7 +259,8 @@ def tpe_latency(X, y, reps, seed=1):
 
 # --------------------------------------------------------------------------
 
-def run(ns, ds, reps, sk_reps_large, use_tuner, use_sklearn, use_tpe, log, warm=True):
+def run(ns, ds, reps, sk_reps_large, use_tuner, use_sklearn, use_tpe, log, warm=True,
+        failed_percent=0):
     results = []
     conn = methods.connect() if use_tuner else None
     core_errors = []
@@ -260,8 +273,12 @@ def run(ns, ds, reps, sk_reps_large, use_tuner, use_sklearn, use_tpe, log, warm=
     if use_tuner:
         log("   tuner: %s" % ("warm (the study holds a previous fit, as after any model-based "
                               "suggestion); the fit refines the previous fit, plus one other start "
-                              "when n % 4 == 0 (src/core/suggest.c)" if warm else
+                              "when n % 4 == 0, from n = 200 on when n % 16 == 0 (src/core/suggest_gp.c)" if warm else
                               "cold (no previous fit stored: 3 starts every call)"))
+    if failed_percent > 0:
+        log("   with failed trials: each row also times the study with round(n * %g / 100) "
+            "failed trials more (region u_1 + u_2 > 1.4, the n completed ones outside it), "
+            "'+failed' and its ratio to the row without them" % failed_percent)
     log("   'CPU' = median CPU time of the server backend per suggest_next call "
         "(/proc/PID/schedstat: excludes waiting for a CPU, though a busy sibling vCPU still slows it)")
     log("   'C only' = median of tuner._suggest on the suggestion's record (0.3.0: the numerics with the "
@@ -278,6 +295,13 @@ def run(ns, ds, reps, sk_reps_large, use_tuner, use_sklearn, use_tpe, log, warm=
             f = smooth_objective(d, seed=1000 * d + n)
             rng = np.random.default_rng(d * 7919 + n)
             X = rng.uniform(size=(n, d))
+            n_failed = int(round(n * failed_percent / 100.0))
+            if n_failed > 0:
+                # the completed trials ran: none in the failing region
+                for i in range(n):
+                    while X[i, 0] + X[i, 1] > 1.4:
+                        X[i] = rng.uniform(size=d)
+                X_failed = failing_points(rng, n_failed, d)
             row = {"n": n, "d": d}
             if use_tuner:
                 study, X, y = tuner_load(conn, d, n, X, f, warm)
@@ -287,6 +311,14 @@ def run(ns, ds, reps, sk_reps_large, use_tuner, use_sklearn, use_tpe, log, warm=
                 if cpu:
                     row["tuner_backend_cpu"] = summarize(cpu)
                 row["tuner_last_suggestion"] = last
+                if n_failed > 0:
+                    fstudy, _, _ = tuner_load(conn, d, n, X, f, warm, X_failed)
+                    row["failed"] = n_failed
+                    row["study_failed"] = fstudy
+                    ft, fcpu, _ = tuner_latency(conn, fstudy, reps)
+                    row["tuner_failed"] = summarize(ft)
+                    if fcpu:
+                        row["tuner_failed_backend_cpu"] = summarize(fcpu)
                 ct, err = core_latency(conn, X, y, reps, study)
                 if ct is not None:
                     row["tuner_core"] = summarize(ct)
@@ -317,6 +349,15 @@ def run(ns, ds, reps, sk_reps_large, use_tuner, use_sklearn, use_tpe, log, warm=
             log("%3d %4d | %s | %s | %s | %s | %s | %s %s" % (
                 d, n, cell("tuner", 17), cpu, core, cell("sklearn_gpei", 19), cell("optuna_tpe", 17),
                 ratio("sklearn_gpei"), ratio("optuna_tpe")))
+            if "tuner_failed" in row:
+                fcpu = row.get("tuner_failed_backend_cpu")
+                log("         +%d failed: tuner med/p90 %8.1f %8.1f ms, CPU %s, "
+                    "%.2fx the row without them (CPU %s)" % (
+                        n_failed, row["tuner_failed"]["median_ms"], row["tuner_failed"]["p90_ms"],
+                        "%.1f" % fcpu["median_ms"] if fcpu else "-",
+                        row["tuner_failed"]["median_ms"] / row["tuner"]["median_ms"],
+                        "%.2fx" % (fcpu["median_ms"] / row["tuner_backend_cpu"]["median_ms"])
+                        if fcpu and "tuner_backend_cpu" in row else "-"))
     if conn is not None:
         conn.close()
 

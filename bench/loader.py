@@ -16,9 +16,11 @@ import numpy as np
 from methods import unique_name
 
 
-def load_history(conn, d, n, X, f, n_initial=5, seed=1, warm=True):
+def load_history(conn, d, n, X, f, n_initial=5, seed=1, warm=True, X_failed=None):
     """Create a study of d float parameters in [0, 1] with n complete trials
-    at the rows of X and objective f(X); return (name, X, y).
+    at the rows of X and objective f(X); return (name, X, y).  The rows of
+    X_failed, when given, are failed trials numbered after them (they feed
+    the failure model, src/core/feasibility.h).
 
     With warm, the study also gets the model row of a previous fit, as any
     study has after its first model-based suggestion (suggest_next then
@@ -49,11 +51,21 @@ def load_history(conn, d, n, X, f, n_initial=5, seed=1, warm=True):
               FROM t JOIN s ON s.id = t.study_id
               JOIN tuner.metric m ON m.study_id = s.id AND m.name = s.objective
             """, (name, configs, [float(v) for v in y]))
+        if X_failed is not None and len(X_failed) > 0:
+            failed = [json.dumps({k: float(v) for k, v in zip(names, row)}) for row in X_failed]
+            cur.execute("""
+                INSERT INTO tuner.trial (study_id, number, config, state, source, error,
+                                         started_at, finished_at)
+                SELECT s.id, %s + u.i, u.c::jsonb, 'failed', 'manual', 'bench: failing region',
+                       now(), now()
+                  FROM tuner.study s, unnest(%s::text[]) WITH ORDINALITY AS u(c, i)
+                 WHERE s.name = %s""", (n, failed, name))
         if warm:
             cur.execute("SELECT tuner.suggest_next(%s)", (name,))
             trial = cur.fetchone()[0]["trial"]
+            # the objective's fit, and with failed trials the failure model's
             cur.execute("UPDATE tuner.model SET trial_id = NULL WHERE trial_id = %s", (trial,))
-            if cur.rowcount != 1:
+            if cur.rowcount < 1:
                 raise RuntimeError("the warm-up suggestion of %s stored no model" % name)
             cur.execute("DELETE FROM tuner.trial WHERE id = %s", (trial,))
         # Read back what suggest_next will see.

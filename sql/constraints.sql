@@ -70,6 +70,40 @@ SELECT tuner.predict_feasibility('fz', '{"x": 0.95, "y": 0.5}') < 0.2 AS crash_s
 	   tuner.predict_feasibility('fz', '{"x": 0.1, "y": 0.5}') > 0.8 AS safe_side,
 	   tuner.predict_feasibility('fz', '{"x": 0.5, "y": 0.5}') BETWEEN 0 AND 1 AS a_probability;
 
+-- From 50 trials on, the failure model refines its last fit while no
+-- trial has failed since (issue 28: tuner.suggestion
+-- .warm_feasibility_model; below 50 it is fitted from cold starts), and
+-- every suggestion, warm-started or not, replays.
+SELECT tuner.create_study('fw', 'value', 'minimize', settings => '{"seed": 3, "n_initial": 5}') > 0 AS created;
+SELECT tuner.add_parameter('fw', 'x', 'float', low => 0, high => 1);
+SELECT tuner.add_parameter('fw', 'y', 'float', low => 0, high => 1);
+DO $$
+DECLARE
+	r jsonb;
+	x float8;
+	y float8;
+BEGIN
+	FOR i IN 1 .. 58 LOOP
+		r := tuner.suggest_next('fw');
+		x := (r -> 'params' ->> 'x')::float8;
+		y := (r -> 'params' ->> 'y')::float8;
+		IF x > 0.6 OR i % 9 = 0 THEN
+			PERFORM tuner.fail((r ->> 'trial')::bigint, 'crashed');
+		ELSE
+			PERFORM tuner.report((r ->> 'trial')::bigint,
+								 pg_catalog.jsonb_build_object('value', (x - 0.3) ^ 2 + (y - 0.3) ^ 2));
+		END IF;
+	END LOOP;
+END $$;
+SELECT count(*) FILTER (WHERE g.warm_feasibility_model IS NOT NULL) > 0 AS warm_started,
+	   count(*) FILTER (WHERE g.warm_feasibility_model IS NULL AND t.source = 'model') > 0 AS some_cold,
+	   bool_and(g.warm_feasibility_model IS NULL OR m.kind = 'feasibility') AS from_feasibility,
+	   bool_and(tuner.replay_suggestion(t.id) = t.config) AS all_replay
+  FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+  JOIN tuner.suggestion g ON g.trial_id = t.id
+  LEFT JOIN tuner.model m ON m.id = g.warm_feasibility_model
+ WHERE s.name = 'fw';
+
 -- A categorical parameter in the failure model: choice 'c' crashes
 -- whatever x is.  tuner.predict_feasibility measures the choices as the
 -- acquisition's model does (unordered, src/core/matern.h), so 'c' is
@@ -366,6 +400,6 @@ SELECT tuner.predict_feasibility('pc', '{"a": 1, "b": 2, "c": 3}');
 -- Leave nothing behind: the tests run in any order (REGRESS is every
 -- sql/*.sql), each after only CREATE EXTENSION.
 SELECT tuner.drop_study(name) FROM tuner.study
- WHERE name IN ('cat', 'fcat', 'fd', 'fz', 'nf', 'nr', 'oc', 'pc', 'rc', 'rdbc', 'rg') ORDER BY name;
+ WHERE name IN ('cat', 'fcat', 'fd', 'fw', 'fz', 'nf', 'nr', 'oc', 'pc', 'rc', 'rdbc', 'rg') ORDER BY name;
 SELECT tuner.drop_runner(name) FROM tuner.runner
  WHERE name IN ('regions', 'rocksdb') ORDER BY name;

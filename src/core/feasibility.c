@@ -47,6 +47,21 @@
 #define FAILURE_TREND_PRIOR_SD 2.0
 
 /*
+ * The failure model refines its previous fit (SuggestInput's
+ * warm_feasibility_*) only from this many trials (ran and failed) on;
+ * below, it is fitted from three cold starts whatever the input says.
+ * The likelihood of a few 0/1 outcomes has several modes close in value,
+ * and a refinement stays in the one it starts from: on sql/constraints'
+ * two failing regions (19 trials) the warm fits kept a long lengthscale
+ * across one region that the cold fits had dropped, and P(feasible) in
+ * it rose from 0.05 to 0.35.  Small fits cost little (40 trials: under a
+ * millisecond); from a hundred trials on the cold fit was 10 of a
+ * suggestion's 22 ms (bench/latency/suggest_core.c, n = 100, d = 10, 10
+ * failed).
+ */
+#define FAILURE_WARM_MIN_N 50
+
+/*
  * Below FEASIBILITY_THRESHOLD (feasibility.h) each unit of the
  * acquisition's log P(feasible) costs 1 + BELOW_THRESHOLD_PENALTY.  10 and
  * 20 gave the same trials on bench/constraints' failing problems.
@@ -260,15 +275,27 @@ done:
 }
 
 /*
- * The trend's share of the prediction's variance at u: r^T M^-1 r with r =
- * h(u) - H K^-1 k(u), the basis functions at u less what the trials
- * already pin down of them (0 at a trial without noise, h(u) far from
- * every trial).  When dvar is not NULL the share's gradient is added to
- * it.  scratch holds 2 n + n_basis (d + 2) doubles.
+ * The first half of trend_variance: r = k(u)^T K^-1 H^T, and its gradient
+ * dr when with_grad, from u's kernel row (kvec, radial: gp_kernel_row)
+ * into scratch as trend_variance lays it out.
  */
+static void
+trend_weights(const FeasibilityTerm *term, const double *u, const double *kvec,
+			  const double *radial, int with_grad, double *scratch)
+{
+	int n = term->model->n, p = term->n_basis;
+	double *r = scratch + 2 * n;
+	double *dr = r + 2 * p;
+
+	gp_kernel_weights_from_row(term->model, u, kvec, radial,
+							   term->basis_weights, p, r,
+							   with_grad ? dr : NULL);
+}
+
+/* The second half of trend_variance, after trend_weights. */
 static double
-trend_variance(const FeasibilityTerm *term, const double *u, double *dvar,
-			   double *scratch)
+trend_variance_finish(const FeasibilityTerm *term, const double *u,
+					  double *dvar, double *scratch)
 {
 	int n = term->model->n, d = term->model->d, p = term->n_basis, j, k;
 	double *r = scratch + 2 * n;
@@ -276,10 +303,6 @@ trend_variance(const FeasibilityTerm *term, const double *u, double *dvar,
 	double *dr = w + p;
 	double v = 0.0;
 
-	if (p == 0)
-		return 0.0;
-	gp_kernel_weights(term->model, u, term->basis_weights, p, r,
-					  dvar != NULL ? dr : NULL, scratch);
 	for (j = 0; j < p; j++)
 	{
 		r[j] = basis_value(term->basis_dim[j], u) - r[j];
@@ -295,6 +318,26 @@ trend_variance(const FeasibilityTerm *term, const double *u, double *dvar,
 						   ((term->basis_dim[j] == k ? 1.0 : 0.0) -
 							dr[(size_t)j * d + k]);
 	return v;
+}
+
+/*
+ * The trend's share of the prediction's variance at u: r^T M^-1 r with r =
+ * h(u) - H K^-1 k(u), the basis functions at u less what the trials
+ * already pin down of them (0 at a trial without noise, h(u) far from
+ * every trial).  When dvar is not NULL the share's gradient is added to
+ * it.  scratch holds 2 n + n_basis (d + 2) doubles.
+ */
+static double
+trend_variance(const FeasibilityTerm *term, const double *u, double *dvar,
+			   double *scratch)
+{
+	int n = term->model->n;
+
+	if (term->n_basis == 0)
+		return 0.0;
+	gp_kernel_row(term->model, u, scratch, dvar != NULL ? scratch + n : NULL);
+	trend_weights(term, u, scratch, scratch + n, dvar != NULL, scratch);
+	return trend_variance_finish(term, u, dvar, scratch);
 }
 
 /* Doubles of scratch trend_variance needs for term. */
@@ -358,6 +401,26 @@ term_threshold(const FeasibilityTerm *term, double *threshold, double *extra)
 	}
 }
 
+/* Is in's warm start of the failure model complete and valid? */
+int
+feasibility_warm_usable(const SuggestInput *in)
+{
+	int k;
+
+	if (in->warm_feasibility_lengthscales == NULL ||
+		!(in->warm_feasibility_outputscale > 0.0) ||
+		!isfinite(in->warm_feasibility_outputscale) ||
+		!(in->warm_feasibility_noise > 0.0) ||
+		!isfinite(in->warm_feasibility_noise) ||
+		!isfinite(in->warm_feasibility_mean))
+		return 0;
+	for (k = 0; k < in->d; k++)
+		if (!(in->warm_feasibility_lengthscales[k] > 0.0) ||
+			!isfinite(in->warm_feasibility_lengthscales[k]))
+			return 0;
+	return 1;
+}
+
 /*
  * Fit one term on the n unit points x with outcome y (raw units), holding
  * where y <= bound.  Standardised like the objective; with_trend fits a
@@ -395,6 +458,21 @@ fit_term_parts(const SuggestInput *in, const double *x, const double *y, int n,
 	gp_fit_options_init(&options);
 	options.seed = seed;
 	options.categories = categories;
+	if (with_trend && n >= FAILURE_WARM_MIN_N && feasibility_warm_usable(in))
+	{
+		/*
+		 * The failure model's previous fit: refine it, and every 4th
+		 * trial also search from one other start, rotating as the
+		 * objective's GP does (suggest_gp.c).
+		 */
+		options.warm_lengthscales = in->warm_feasibility_lengthscales;
+		options.warm_outputscale = in->warm_feasibility_outputscale;
+		options.warm_noise = in->warm_feasibility_noise;
+		options.warm_mean = in->warm_feasibility_mean;
+		options.restarts = (n % 4 == 0) ? 2 : 1;
+		options.first_alternate = (n / 4) % 3;
+		term->warm_started = 1;
+	}
 	if (min_noise > options.min_noise)
 		options.min_noise = min_noise;
 	rc = gp_fit_standardized(x, ys, n, in->d, &options, &term->model, status);
@@ -474,10 +552,23 @@ term_log_prob(const FeasibilityTerm *term, const double *u, double *grad,
 	int k;
 
 	term_threshold(term, &threshold, &extra);
-	post->point(post->state, u, &mu, &var, grad != NULL ? dmu : NULL, dvar,
-				scratch);
+	/*
+	 * The posterior (post is term->model's, gp_posterior) and the trend's
+	 * variance share u's kernel row: the trend's weights are taken from it
+	 * before the posterior turns it into K^-1 k.  The same values as
+	 * post->point followed by trend_variance, at half the exps.
+	 */
+	gp_kernel_row(term->model, u, scratch,
+				  grad != NULL ? scratch + term->model->n : NULL);
+	if (term->n_basis > 0)
+		trend_weights(term, u, scratch, scratch + term->model->n, grad != NULL,
+					  dvar + d);
+	gp_point_from_row(term->model, u, scratch, scratch + term->model->n, &mu,
+					  &var, grad != NULL ? dmu : NULL, dvar);
 	mu += trend_at(term, d, u, grad != NULL ? dmu : NULL);
-	var += trend_variance(term, u, grad != NULL ? dvar : NULL, dvar + d);
+	if (term->n_basis > 0)
+		var += trend_variance_finish(term, u, grad != NULL ? dvar : NULL,
+									 dvar + d);
 	var += extra;
 	sd = var > sd_min * sd_min ? sqrt(var) : sd_min;
 	z = (threshold - mu) / sd;
@@ -562,10 +653,20 @@ hook_batch(const void *state, const double *u, int m, double *log_p,
 	double *sd = tuner_alloc(sizeof(double) * (m > 0 ? m : 1));
 	/* hook.n_scratch covers every term's trend_variance */
 	double *scratch = tuner_alloc(sizeof(double) * model->hook.n_scratch);
+	/* the trend's weights of every point, for a warm-started term */
+	double *weights = NULL;
+	int shared_p = 0;
 	TunerErrorCode rc = TUNER_OK;
 	int t, j;
 
-	if (mean == NULL || sd == NULL || scratch == NULL)
+	for (t = 0; t < model->n_terms; t++)
+		if (model->terms[t].warm_started && model->terms[t].n_basis > shared_p)
+			shared_p = model->terms[t].n_basis;
+	if (shared_p > 0)
+		weights =
+			tuner_alloc(sizeof(double) * (size_t)(m > 0 ? m : 1) * shared_p);
+	if (mean == NULL || sd == NULL || scratch == NULL ||
+		(shared_p > 0 && weights == NULL))
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
 						"out of memory scoring feasibility");
@@ -579,16 +680,32 @@ hook_batch(const void *state, const double *u, int m, double *log_p,
 		double sd_min = MIN_SD_FRACTION * sqrt(term->post.prior_var);
 		double threshold, extra;
 
+		int shared = term->warm_started && term->n_basis > 0;
+
 		term_threshold(term, &threshold, &extra);
-		rc = gp_predict(term->model, u, m, mean, sd, status);
+		rc = gp_predict_weights(term->model, u, m,
+								shared ? term->basis_weights : NULL,
+								term->n_basis, weights, mean, sd, status);
 		if (rc != TUNER_OK)
 			goto done;
 		for (j = 0; j < m; j++)
 		{
 			const double *uj = u + (size_t)j * model->d;
-			double var = sd[j] * sd[j] +
-						 trend_variance(term, uj, NULL, scratch) + extra;
-			double s = sqrt(var);
+			double trend_var;
+			double var, s;
+
+			if (shared)
+			{
+				/* trend_variance with the weights from the prediction */
+				memcpy(scratch + 2 * term->model->n,
+					   weights + (size_t)j * term->n_basis,
+					   sizeof(double) * term->n_basis);
+				trend_var = trend_variance_finish(term, uj, NULL, scratch);
+			}
+			else
+				trend_var = trend_variance(term, uj, NULL, scratch);
+			var = sd[j] * sd[j] + trend_var + extra;
+			s = sqrt(var);
 
 			log_p[j] += log_normal_cdf(
 				(threshold - mean[j] - trend_at(term, model->d, uj, NULL)) /
@@ -601,6 +718,7 @@ done:
 	tuner_free(mean);
 	tuner_free(sd);
 	tuner_free(scratch);
+	tuner_free(weights);
 	return rc;
 }
 

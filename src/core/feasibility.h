@@ -90,6 +90,15 @@ typedef struct FeasibilityTerm
 	int calibrated;
 	double calibration_threshold; /* c, standardised */
 	double calibration_spread;    /* tau, standardised */
+	/*
+	 * Failures only: fitted from SuggestInput's warm start.  Such a step
+	 * is new arithmetic (tuner.suggestion records the warm start), so its
+	 * batch scoring also takes the trend's weights from the cross
+	 * covariance of the posterior's prediction rather than from a kernel
+	 * row per point (feasibility.c, hook_batch): the same quantity, with
+	 * different rounding.
+	 */
+	int warm_started;
 } FeasibilityTerm;
 
 /*
@@ -128,6 +137,14 @@ extern TunerErrorCode feasibility_fit(const SuggestInput *in, uint64_t seed,
 									  TunerStatus *status);
 
 extern void feasibility_free(FeasibilityModel *model);
+
+/*
+ * Does in carry a usable warm start of the failure model
+ * (SuggestInput.warm_feasibility_*: every value positive and finite, the
+ * mean finite)?  Without one, or below 50 trials, the failure model is
+ * fitted from three cold starts.
+ */
+extern int feasibility_warm_usable(const SuggestInput *in);
 
 /*
  * log P(feasible) at unit point u (d values), with its gradient when grad

@@ -161,6 +161,15 @@ TunerErrorCode
 gp_predict(const GpModel *model, const double *xs, int m, double *mean,
 		   double *sd, TunerStatus *status)
 {
+	return gp_predict_weights(model, xs, m, NULL, 0, NULL, mean, sd, status);
+}
+
+/* gp_predict, and k(u)^T a at each point; see gp.h. */
+TunerErrorCode
+gp_predict_weights(const GpModel *model, const double *xs, int m,
+				   const double *a, int p, double *weights, double *mean,
+				   double *sd, TunerStatus *status)
+{
 	int n = model->n;
 	int d = model->d;
 	int chunk = m;
@@ -197,6 +206,10 @@ gp_predict(const GpModel *model, const double *xs, int m, double *mean,
 		for (j = 0; j < c; j++)
 			mean[first + j] = model->mean + cblas_ddot(n, kx + (size_t)j * n,
 													   1, model->alpha, 1);
+		/* kx is c x n row-major (a column per point), a n x p row-major */
+		if (a != NULL && p > 0)
+			cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, c, p, n,
+						1.0, kx, n, a, p, 0.0, weights + (size_t)first * p, p);
 		linalg_lower_solve_many(model->chol, n, kx, c);
 		for (j = 0; j < c; j++)
 		{

@@ -121,6 +121,17 @@ extern TunerErrorCode gp_predict(const GpModel *model, const double *xs, int m,
 								 TunerStatus *status);
 
 /*
+ * gp_predict, and with it weights (m x p, row-major) = k(u_j)^T a for the
+ * p columns of a (n x p, row-major) at each of the m points, from the same
+ * cross covariance (a NULL: gp_predict exactly).
+ */
+extern TunerErrorCode gp_predict_weights(const GpModel *model,
+										 const double *xs, int m,
+										 const double *a, int p,
+										 double *weights, double *mean,
+										 double *sd, TunerStatus *status);
+
+/*
  * out[j] = sum_i k(u, x_i) a[i][j] for the p columns of a (n x p,
  * row-major), and when dout is not NULL its gradient wrt u (p x d,
  * row-major; 0 along categorical dimensions).  scratch holds 2 n doubles.
@@ -130,6 +141,27 @@ extern TunerErrorCode gp_predict(const GpModel *model, const double *xs, int m,
 extern void gp_kernel_weights(const GpModel *model, const double *u,
 							  const double *a, int p, double *out,
 							  double *dout, double *scratch);
+
+/*
+ * The pieces of the single-task posterior at one point u, for a caller
+ * that needs several things of the same kernel row (the failure model's
+ * mean, variance and trend share one; feasibility.c): gp_kernel_row fills
+ * kvec[i] = k(u, x_i) and, when radial is not NULL, radial[i] = -(1/r)
+ * dk/dr (n values each); gp_point_from_row is the posterior's point
+ * function (posterior.h) on that row, leaving K^-1 k in kvec (radial is
+ * read only with dmean); gp_kernel_weights_from_row is gp_kernel_weights
+ * on it (radial read only with dout).  Each gives exactly what the
+ * function computing its own row gives.
+ */
+extern void gp_kernel_row(const GpModel *model, const double *u, double *kvec,
+						  double *radial);
+extern void gp_point_from_row(const GpModel *model, const double *u,
+							  double *kvec, const double *radial, double *mean,
+							  double *var, double *dmean, double *dvar);
+extern void gp_kernel_weights_from_row(const GpModel *model, const double *u,
+									   const double *kvec,
+									   const double *radial, const double *a,
+									   int p, double *out, double *dout);
 
 /*
  * Fit hyperparameters by maximising the log marginal likelihood (+ log

@@ -13,9 +13,15 @@
 #include "matern.h"
 #include "posterior.h"
 
-/* k(u, x_i) and -(1/r) dk/dr at each training point x_i. */
-static void
-kernel_row(const GpModel *model, const double *u, double *kvec, double *radial)
+/*
+ * k(u, x_i) and, when radial is not NULL, -(1/r) dk/dr at each training
+ * point x_i; see gp.h.  One exp per point serves both: each is the
+ * expression of matern52_unit and matern52_radial with the same exp(-sr),
+ * so the values are those of the two functions bit for bit.
+ */
+void
+gp_kernel_row(const GpModel *model, const double *u, double *kvec,
+			  double *radial)
 {
 	int d = model->d;
 	double s = model->outputscale;
@@ -25,7 +31,7 @@ kernel_row(const GpModel *model, const double *u, double *kvec, double *radial)
 	{
 		const double *xi = model->x + (size_t)i * d;
 		double r2 = 0.0;
-		double r;
+		double sr, e;
 
 		for (k = 0; k < d; k++)
 		{
@@ -37,27 +43,34 @@ kernel_row(const GpModel *model, const double *u, double *kvec, double *radial)
 						: 0.0;
 			r2 += t * t;
 		}
-		r = sqrt(r2);
-		kvec[i] = s * matern52_unit(r);
-		radial[i] = s * matern52_radial(r);
+		sr = MATERN_SQRT5 * sqrt(r2);
+		/* as matern52_unit and matern52_radial: 0 from sr = 750 on */
+		if (sr >= 750.0)
+		{
+			kvec[i] = 0.0;
+			if (radial != NULL)
+				radial[i] = 0.0;
+			continue;
+		}
+		e = exp(-sr);
+		kvec[i] = s * ((1.0 + sr + sr * sr / 3.0) * e);
+		if (radial != NULL)
+			radial[i] = s * ((5.0 / 3.0) * (1.0 + sr) * e);
 	}
 }
 
-/* Mean and variance at one point; scratch 2n.  See PosteriorPointFn. */
-static void
-gp_point(const void *state, const double *u, double *mean, double *var,
-		 double *dmean, double *dvar, double *scratch)
+/* The posterior at u from its kernel row; see gp.h. */
+void
+gp_point_from_row(const GpModel *model, const double *u, double *kvec,
+				  const double *radial, double *mean, double *var,
+				  double *dmean, double *dvar)
 {
-	const GpModel *model = state;
 	int n = model->n;
 	int d = model->d;
 	double s = model->outputscale;
-	double *kvec = scratch;       /* k(u, x_i), then K^-1 k */
-	double *radial = scratch + n; /* -(1/r) dk/dr at each x_i */
 	double kk;
 	int i, k;
 
-	kernel_row(model, u, kvec, radial);
 	*mean = model->mean + cblas_ddot(n, kvec, 1, model->alpha, 1);
 
 	/* var = s - k^T K^-1 k; keep K^-1 k in kvec for the gradient */
@@ -96,23 +109,38 @@ gp_point(const void *state, const double *u, double *mean, double *var,
 	}
 }
 
-/* k(u)^T a and its gradient; see gp.h. */
+/* Mean and variance at one point; scratch 2n.  See PosteriorPointFn. */
+static void
+gp_point(const void *state, const double *u, double *mean, double *var,
+		 double *dmean, double *dvar, double *scratch)
+{
+	const GpModel *model = state;
+	double *kvec = scratch;              /* k(u, x_i), then K^-1 k */
+	double *radial = scratch + model->n; /* -(1/r) dk/dr at each x_i */
+
+	gp_kernel_row(model, u, kvec, dmean != NULL ? radial : NULL);
+	gp_point_from_row(model, u, kvec, radial, mean, var, dmean, dvar);
+}
+
+/* k(u)^T a and its gradient from the kernel row; see gp.h. */
 void
-gp_kernel_weights(const GpModel *model, const double *u, const double *a,
-				  int p, double *out, double *dout, double *scratch)
+gp_kernel_weights_from_row(const GpModel *model, const double *u,
+						   const double *kvec, const double *radial,
+						   const double *a, int p, double *out, double *dout)
 {
 	int n = model->n;
 	int d = model->d;
-	double *kvec = scratch;
-	double *radial = scratch + n;
 	int i, j, k;
 
-	kernel_row(model, u, kvec, radial);
+	/* each out[j] summed over i in order, a's rows read in turn */
 	for (j = 0; j < p; j++)
-	{
 		out[j] = 0.0;
-		for (i = 0; i < n; i++)
-			out[j] += kvec[i] * a[(size_t)i * p + j];
+	for (i = 0; i < n; i++)
+	{
+		const double *ai = a + (size_t)i * p;
+
+		for (j = 0; j < p; j++)
+			out[j] += kvec[i] * ai[j];
 	}
 	if (dout == NULL)
 		return;
@@ -134,6 +162,18 @@ gp_kernel_weights(const GpModel *model, const double *u, const double *a,
 				dout[(size_t)j * d + k] += dk * a[(size_t)i * p + j];
 		}
 	}
+}
+
+/* k(u)^T a and its gradient; see gp.h. */
+void
+gp_kernel_weights(const GpModel *model, const double *u, const double *a,
+				  int p, double *out, double *dout, double *scratch)
+{
+	double *kvec = scratch;
+	double *radial = scratch + model->n;
+
+	gp_kernel_row(model, u, kvec, dout != NULL ? radial : NULL);
+	gp_kernel_weights_from_row(model, u, kvec, radial, a, p, out, dout);
 }
 
 /* gp_predict with the signature of PosteriorBatchFn. */

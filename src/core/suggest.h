@@ -104,6 +104,20 @@ typedef struct SuggestInput
 	double warm_noise;
 	double warm_mean;
 
+	/*
+	 * Optional warm start of the failure model (feasibility.h): the
+	 * hyperparameters of its previous fit (normalised, as ConstraintFit
+	 * reports them; NULL = none).  From 50 trials (ran and failed) on the
+	 * failure model then refines that fit, plus one other start every 4th
+	 * trial, instead of fitting from three cold starts (feasibility.c,
+	 * FAILURE_WARM_MIN_N).  Without it, or below 50 trials, every step is
+	 * as before.
+	 */
+	const double *warm_feasibility_lengthscales;
+	double warm_feasibility_outputscale;
+	double warm_feasibility_noise;
+	double warm_feasibility_mean;
+
 	SuggestAlgorithm algorithm;
 	/*
 	 * ICM: auxiliary metrics of the observed trials, n_observed * n_aux,

@@ -137,6 +137,15 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 		 */
 		fit_options.restarts = (n % 4 == 0) ? 2 : 1;
 		fit_options.first_alternate = (n / 4) % 3;
+		/*
+		 * From SUGGEST_GP_SPARSE_N trials on, the other start runs every
+		 * SUGGEST_ALTERNATE_SPARSE_PERIOD-th trial only (suggest_internal.h
+		 * says why); a step of tuner 0.2.0 (canonical 0) keeps every 4th.
+		 */
+		if (in->canonical && n >= SUGGEST_GP_SPARSE_N)
+			fit_options.restarts =
+				suggest_alternate_start(n, &fit_options.first_alternate) ? 2
+																		 : 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = gp_fit_standardized(x, y, n, d, &fit_options, &fitted, status);

@@ -37,6 +37,22 @@
 #define SUGGEST_ALTERNATE_SPARSE_PERIOD 16
 
 /*
+ * The single-task GP's warm fit (suggest_gp.c) runs its other start every
+ * 4th trial, and from SUGGEST_GP_SPARSE_N trials on every
+ * SUGGEST_ALTERNATE_SPARSE_PERIOD-th (suggest_alternate_start).  Why: the
+ * other start is a fit from afar, some 40 evaluations of the O(n^3)
+ * likelihood where the refinement of the previous fit takes about 4; at
+ * n = 500, d = 20 it was 200 of a step's 270 ms
+ * (bench/latency/suggest_core.c), 25x the step at n = 100, d = 10.  With
+ * hundreds of trials one more point rarely moves the likelihood's modes,
+ * and a fit stuck in one still gets its other start every 16th trial.
+ * Below SUGGEST_GP_SPARSE_N nothing changed: every benchmark of
+ * bench/README.md stops before it.  Only in canonical steps (0.3.0 on):
+ * the steps of tuner 0.2.0 replay as they were computed.
+ */
+#define SUGGEST_GP_SPARSE_N 200
+
+/*
  * Does a warm fit at n trials also run another start?  If so, sets
  * *first_alternate to the one whose turn it is.
  */

@@ -45,7 +45,8 @@ PG_FUNCTION_INFO_V1(tuner_unit_points);
  * The inputs of one suggestion, in the order of the positional
  * tuner._suggest_point of 0.1.0 and 0.2.0 (whose scripts still create it
  * before ALTER EXTENSION ... UPDATE), so that both entry points fill one
- * FunctionCallInfo and share the readers below.
+ * FunctionCallInfo and share the readers below; the failure model's warm
+ * start (0.3.0) comes after them.
  */
 typedef enum SuggestArg
 {
@@ -96,6 +97,10 @@ typedef enum SuggestArg
 	SA_CONDITION_VALUES,
 	SA_CONDITION_DEFAULT,
 	SA_CANONICAL,
+	SA_WARM_FEASIBILITY_LENGTHSCALES,
+	SA_WARM_FEASIBILITY_OUTPUTSCALE,
+	SA_WARM_FEASIBILITY_NOISE,
+	SA_WARM_FEASIBILITY_MEAN,
 	SUGGEST_NARGS
 } SuggestArg;
 
@@ -888,6 +893,45 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
 }
 
 /*
+ * The failure model's warm start (0.3.0):
+ * warm_feasibility_lengthscales (d values), warm_feasibility_outputscale,
+ * warm_feasibility_noise and warm_feasibility_mean, the hyperparameters
+ * of the study's last feasibility model (tuner.model, kind feasibility).
+ * Used only when all four are set, the lengthscales are d and the core
+ * finds them valid (feasibility_warm_usable); else the failure model is
+ * fitted from cold starts, as before.
+ */
+static void
+read_feasibility_warm(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	const double *ls;
+	int k;
+
+	if (PG_NARGS() <= SA_WARM_FEASIBILITY_MEAN ||
+		PG_ARGISNULL(SA_WARM_FEASIBILITY_OUTPUTSCALE) ||
+		PG_ARGISNULL(SA_WARM_FEASIBILITY_NOISE) ||
+		PG_ARGISNULL(SA_WARM_FEASIBILITY_MEAN))
+		return;
+	ls = read_optional_vector(fcinfo, SA_WARM_FEASIBILITY_LENGTHSCALES,
+							  "warm_feasibility_lengthscales", input->d);
+	if (ls == NULL)
+		return;
+	for (k = 0; k < input->d; k++)
+		tuner_check_finite(ls[k], "warm_feasibility_lengthscales");
+	input->warm_feasibility_lengthscales = ls;
+	input->warm_feasibility_outputscale =
+		PG_GETARG_FLOAT8(SA_WARM_FEASIBILITY_OUTPUTSCALE);
+	input->warm_feasibility_noise =
+		PG_GETARG_FLOAT8(SA_WARM_FEASIBILITY_NOISE);
+	input->warm_feasibility_mean = PG_GETARG_FLOAT8(SA_WARM_FEASIBILITY_MEAN);
+	tuner_check_finite(input->warm_feasibility_outputscale,
+					   "warm_feasibility_outputscale");
+	tuner_check_finite(input->warm_feasibility_noise,
+					   "warm_feasibility_noise");
+	tuner_check_finite(input->warm_feasibility_mean, "warm_feasibility_mean");
+}
+
+/*
  * tuner._suggest_point(kinds int[], lows float8[], highs float8[],
  *		log_scales bool[], n_choices int[], x_observed float8[],
  *		y_observed float8[], x_pending float8[], x_other float8[],
@@ -905,7 +949,9 @@ fill_icm_outputs(const SuggestResult *result, int n_tasks, Datum *values,
  *		linear_coef float8[], linear_rhs float8[], linear_strict bool[],
  *		condition_parent int[], condition_op text[],
  *		condition_values float8[], condition_default float8[],
- *		canonical bool)
+ *		canonical bool, warm_feasibility_lengthscales float8[],
+ *		warm_feasibility_outputscale float8, warm_feasibility_noise float8,
+ *		warm_feasibility_mean float8)
  * returns (config float8[], source text, predicted_mean, predicted_sd,
  *		acquisition, lengthscales float8[], outputscale, noise,
  *		log_likelihood, mean, fit_ms, tasks_used int[], rank, kronecker,
@@ -1035,6 +1081,7 @@ suggest_compute(FunctionCallInfo fcinfo, TupleDesc tupdesc, Datum history_md5)
 	read_constraint_inputs(fcinfo, &input);
 	read_linear_inputs(fcinfo, &input);
 	read_condition_inputs(fcinfo, &input);
+	read_feasibility_warm(fcinfo, &input);
 
 	config = palloc0(mul_size(d, sizeof(double)));
 	lengthscales = palloc0(mul_size(d, sizeof(double)));
@@ -1210,6 +1257,12 @@ static const struct
 	[SA_CONDITION_VALUES] = {"condition_values", FROM_SUGGESTION},
 	[SA_CONDITION_DEFAULT] = {"condition_default", FROM_SUGGESTION},
 	[SA_CANONICAL] = {"canonical", FROM_SUGGESTION},
+	[SA_WARM_FEASIBILITY_LENGTHSCALES] = {"warm_feasibility_lengthscales",
+										  FROM_DATA},
+	[SA_WARM_FEASIBILITY_OUTPUTSCALE] = {"warm_feasibility_outputscale",
+										 FROM_DATA},
+	[SA_WARM_FEASIBILITY_NOISE] = {"warm_feasibility_noise", FROM_DATA},
+	[SA_WARM_FEASIBILITY_MEAN] = {"warm_feasibility_mean", FROM_DATA},
 };
 
 /*

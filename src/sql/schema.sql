@@ -540,7 +540,8 @@ CREATE TABLE tuner.suggestion (
 	condition_parent int[],
 	condition_op text[],
 	condition_values float8[],
-	condition_default float8[]
+	condition_default float8[],
+	warm_feasibility_model bigint
 );
 
 COMMENT ON TABLE tuner.suggestion IS
@@ -669,6 +670,9 @@ COMMENT ON COLUMN tuner.suggestion.condition_values IS
 
 COMMENT ON COLUMN tuner.suggestion.condition_default IS
 	'Per parameter: the native value it takes while inactive (NULL: no condition)';
+
+COMMENT ON COLUMN tuner.suggestion.warm_feasibility_model IS
+	'The feasibility model (tuner.model) whose fit the failure model started from (NULL: fitted from cold starts, as before tuner 0.3.0)';
 
 -- A preset: name, owner (NULL for a built-in) and its definition.  Names
 -- are unique per owner, so that a role's private names neither collide

@@ -46,6 +46,8 @@ CREATE TYPE tuner.suggestion_data AS (
 	warm_lengthscales float8[], warm_outputscale float8, warm_noise float8,
 	warm_mean float8, warm_task_loadings float8[], warm_task_variance float8[],
 	warm_task_noise float8[], warm_task_mean float8[],
+	warm_feasibility_lengthscales float8[], warm_feasibility_outputscale float8,
+	warm_feasibility_noise float8, warm_feasibility_mean float8,
 	history_md5 text);
 
 -- The policy's answer for the next suggestion (src/core/suggest_policy.h):
@@ -148,6 +150,13 @@ BEGIN
 		r.warm_task_variance := w.task_variance;
 		r.warm_task_noise := w.task_noise;
 		r.warm_task_mean := w.task_mean;
+	END IF;
+	IF g.warm_feasibility_model IS NOT NULL THEN
+		SELECT * INTO w FROM tuner.model m WHERE m.id = g.warm_feasibility_model;
+		r.warm_feasibility_lengthscales := w.lengthscales;
+		r.warm_feasibility_outputscale := w.outputscale;
+		r.warm_feasibility_noise := w.noise;
+		r.warm_feasibility_mean := w.mean;
 	END IF;
 	RETURN r;
 END;
@@ -494,6 +503,8 @@ BEGIN
 	g.design_seed := s.seed;
 	g.icm_rank := (s.settings ->> 'icm_rank')::int;
 	g.warm_model := tuner._warm_model(s.id, plan.algorithm, tasks, sp.names);
+	g.warm_feasibility_model := tuner._warm_feasibility_model(s.id, sp.names, v_trials.n_failed,
+															  n_observed + v_trials.n_failed);
 	g := tuner._cluster_warm_start(s.id, g, cluster_names);
 	g.transfer := x_transfer IS NOT NULL;
 	g.objective_metrics := v_mo_ids;
@@ -580,6 +591,27 @@ SELECT m.id
 		OR ($2 IN ('icm', 'gp-ei') AND m.kind = 'gp'))
    AND m.parameters = $4
  ORDER BY m.kind = 'icm' DESC, m.id DESC LIMIT 1;
+$$;
+
+-- With failed trials, from 50 trials on (FAILURE_WARM_MIN_N in
+-- src/core/feasibility.c), the failure model starts from its last fit
+-- over the same parameters while no trial has failed since: its
+-- outcome's mean is the share of failed trials it learned from.  A new
+-- failure can change the failing region's shape, and is fitted from cold
+-- starts.
+CREATE OR REPLACE FUNCTION tuner._warm_feasibility_model(study_id bigint, parameters text[],
+											  n_failed int, n_observed_or_failed int)
+RETURNS bigint
+LANGUAGE sql STABLE
+AS $$
+SELECT m.id
+  FROM tuner.model m
+ WHERE $3 > 0 AND $4 >= 50
+   AND m.study_id = $1 AND m.kind = 'feasibility'
+   AND m.parameters = $2
+   AND pg_catalog.round(m.outcome_mean * m.n) = $3
+   AND m.id = (SELECT pg_catalog.max(l.id) FROM tuner.model l
+				WHERE l.study_id = $1 AND l.kind = 'feasibility');
 $$;
 
 -- clustered-icm: each cluster starts from its latest fit (same metric,
@@ -859,7 +891,9 @@ BEGIN
 		 WHERE x.study_id = t.study_id AND x.id = ANY (v_ids)) <> pg_catalog.cardinality(v_ids)
 	   OR (SELECT pg_catalog.count(*) FROM tuner.parameter p
 			WHERE p.study_id = t.study_id AND p.name = ANY (g.parameters)) <> pg_catalog.cardinality(g.parameters)
-	   OR (g.warm_model IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tuner.model m WHERE m.id = g.warm_model)) THEN
+	   OR (g.warm_model IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tuner.model m WHERE m.id = g.warm_model))
+	   OR (g.warm_feasibility_model IS NOT NULL
+		   AND NOT EXISTS (SELECT 1 FROM tuner.model m WHERE m.id = g.warm_feasibility_model)) THEN
 		RAISE EXCEPTION 'the study of trial % changed since its suggestion', p_trial
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 				  DETAIL = 'A trial, parameter or model it was computed from is gone.';

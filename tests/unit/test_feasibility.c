@@ -812,11 +812,113 @@ test_stored_term(void)
 	check_stored_term(&in, yc, n_obs);
 }
 
+/*
+ * The failure model's warm start (SuggestInput.warm_feasibility_*): below
+ * 50 trials it is ignored (the cold fit exactly); from 50 on, from its own
+ * cold fit it stays there, the batch path (the trend's weights from the
+ * prediction's cross covariance) agrees with the point path, the fit is
+ * deterministic, and an invalid warm start is the cold fit exactly.
+ */
+static void
+test_warm_start(void)
+{
+	ParamSpec sq[2] = {{PARAM_FLOAT, 0, 1, 0, 0}, {PARAM_FLOAT, 0, 1, 0, 0}};
+	double xo[45 * 2], yo[45], xf[10 * 2], ls[2], scratch[512];
+	double pts[4 * 2] = {0.1, 0.2, 0.8, 0.5, 0.55, 0.9, 0.33, 0.66};
+	double batch[4];
+	SuggestInput in;
+	FeasibilityModel *cold = NULL, *warm = NULL, *again = NULL,
+					 *invalid = NULL, *small_cold = NULL, *small_warm = NULL;
+	ConstraintFit fit;
+	TunerStatus status;
+	int i, k;
+
+	input_init(&in, sq, 2);
+	for (i = 0; i < 45; i++)
+	{
+		xo[2 * i] = 0.6 * fmod(0.618034 * (i + 1), 1.0);
+		xo[2 * i + 1] = fmod(0.41 * i + 0.05, 1.0);
+		yo[i] = objective(xo + 2 * i);
+	}
+	for (i = 0; i < 10; i++)
+	{
+		xf[2 * i] = 0.65 + 0.03 * i;
+		xf[2 * i + 1] = fmod(0.53 * i + 0.1, 1.0);
+	}
+	in.x_observed = xo;
+	in.y_observed = yo;
+	in.n_observed = 45;
+	in.x_failed = xf;
+	in.n_failed = 10;
+	CHECK(!feasibility_warm_usable(&in));
+	CHECK(feasibility_fit(&in, 5, &cold, &status) == TUNER_OK);
+	CHECK(cold != NULL && cold->n_terms == 1);
+	if (cold == NULL)
+		return;
+	CHECK(!cold->terms[0].warm_started);
+	memset(&fit, 0, sizeof(fit));
+	fit.lengthscales = ls;
+	feasibility_describe(cold, 0, &fit);
+	in.warm_feasibility_lengthscales = ls;
+	in.warm_feasibility_outputscale = fit.outputscale;
+	in.warm_feasibility_noise = fit.noise;
+	in.warm_feasibility_mean = fit.mean;
+	CHECK(feasibility_warm_usable(&in));
+	CHECK(feasibility_fit(&in, 5, &warm, &status) == TUNER_OK);
+	CHECK(feasibility_fit(&in, 5, &again, &status) == TUNER_OK);
+	CHECK(warm != NULL && again != NULL && warm->terms[0].warm_started);
+	if (warm == NULL || again == NULL || warm->hook.n_scratch > 512)
+		return;
+	for (k = 0; k < 2; k++)
+		CHECK_CLOSE(log(warm->terms[0].model->lengthscales[k]), log(ls[k]),
+					0.05);
+	CHECK(warm->hook.batch(warm, pts, 4, batch, &status) == TUNER_OK);
+	for (i = 0; i < 4; i++)
+	{
+		double point = warm->hook.point(warm, pts + 2 * i, NULL, scratch);
+
+		CHECK_CLOSE(batch[i], point, 1e-9 * (1.0 + fabs(point)));
+		CHECK(feasibility_log_prob(warm, pts + 2 * i, NULL, scratch) ==
+			  feasibility_log_prob(again, pts + 2 * i, NULL, scratch));
+		CHECK_CLOSE(feasibility_log_prob(warm, pts + 2 * i, NULL, scratch),
+					feasibility_log_prob(cold, pts + 2 * i, NULL, scratch),
+					0.05);
+	}
+
+	/* below 50 trials the warm start is not used */
+	in.n_observed = 30;
+	CHECK(feasibility_fit(&in, 5, &small_warm, &status) == TUNER_OK);
+	in.warm_feasibility_lengthscales = NULL;
+	CHECK(feasibility_fit(&in, 5, &small_cold, &status) == TUNER_OK);
+	CHECK(small_warm != NULL && !small_warm->terms[0].warm_started);
+	for (i = 0; small_warm != NULL && small_cold != NULL && i < 4; i++)
+		CHECK(feasibility_log_prob(small_warm, pts + 2 * i, NULL, scratch) ==
+			  feasibility_log_prob(small_cold, pts + 2 * i, NULL, scratch));
+	in.n_observed = 45;
+	in.warm_feasibility_lengthscales = ls;
+
+	/* an invalid warm start is no warm start */
+	in.warm_feasibility_noise = -1.0;
+	CHECK(!feasibility_warm_usable(&in));
+	CHECK(feasibility_fit(&in, 5, &invalid, &status) == TUNER_OK);
+	CHECK(invalid != NULL && !invalid->terms[0].warm_started);
+	for (i = 0; invalid != NULL && i < 4; i++)
+		CHECK(feasibility_log_prob(invalid, pts + 2 * i, NULL, scratch) ==
+			  feasibility_log_prob(cold, pts + 2 * i, NULL, scratch));
+	feasibility_free(cold);
+	feasibility_free(warm);
+	feasibility_free(again);
+	feasibility_free(invalid);
+	feasibility_free(small_cold);
+	feasibility_free(small_warm);
+}
+
 void
 test_feasibility(void)
 {
 	test_log_normal_cdf();
 	test_gradient();
+	test_warm_start();
 	test_few_failures_6d();
 	test_trend_reaches_edges();
 	test_stored_term();
