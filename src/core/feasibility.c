@@ -458,6 +458,7 @@ fit_term_parts(const SuggestInput *in, const double *x, const double *y, int n,
 	gp_fit_options_init(&options);
 	options.seed = seed;
 	options.categories = categories;
+	options.legacy_priors = !in->canonical;
 	if (with_trend && n >= FAILURE_WARM_MIN_N && feasibility_warm_usable(in))
 	{
 		/*

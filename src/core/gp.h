@@ -68,13 +68,20 @@ typedef struct GpFitOptions
 	 * choice's bin); gp_fit does not rescale them.
 	 */
 	const int *categories;
+	/*
+	 * The priors of tuner 0.2.0 in every dimension (those below
+	 * GP_HIGH_DIM), so that a suggestion recorded by 0.2.0 replays as it
+	 * was computed.
+	 */
+	int legacy_priors;
 } GpFitOptions;
 
 /*
  * The fit's priors that depend on the dimension (gp_fit.c says why), on
  * the normalised scale: log lengthscale ~ N(ls_mean, ls_var) for every
  * dimension, log noise ~ N(noise_mean, noise_var).  They change at
- * GP_HIGH_DIM dimensions; below it they are those from before issue 28.
+ * GP_HIGH_DIM dimensions; below it (and with legacy set, the priors of
+ * tuner 0.2.0, in every dimension) they are those from before issue 28.
  */
 #define GP_HIGH_DIM 10
 
@@ -86,7 +93,7 @@ typedef struct GpPrior
 	double noise_var;
 } GpPrior;
 
-extern void gp_fit_prior(int d, GpPrior *prior);
+extern void gp_fit_prior(int d, int legacy, GpPrior *prior);
 
 /* Defaults for GpFitOptions. */
 extern void gp_fit_options_init(GpFitOptions *options);

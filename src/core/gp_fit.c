@@ -93,9 +93,9 @@ typedef struct FitProblem
 
 /* Priors of log lengthscale and log noise in d dimensions; see gp.h. */
 void
-gp_fit_prior(int d, GpPrior *prior)
+gp_fit_prior(int d, int legacy, GpPrior *prior)
 {
-	int high = d >= GP_HIGH_DIM;
+	int high = d >= GP_HIGH_DIM && !legacy;
 
 	prior->ls_mean = (high ? -1.0 : -1.5) + 0.25 * log((double)d);
 	prior->ls_var = high ? 1.0 / 3.0 : 3.0;
@@ -105,7 +105,8 @@ gp_fit_prior(int d, GpPrior *prior)
 
 static TunerErrorCode
 problem_init(FitProblem *p, const double *x, const double *y, int n, int d,
-			 const int *categories, int use_priors, TunerStatus *status)
+			 const int *categories, int use_priors, int legacy_priors,
+			 TunerStatus *status)
 {
 	memset(p, 0, sizeof(FitProblem));
 	p->x = x;
@@ -113,7 +114,7 @@ problem_init(FitProblem *p, const double *x, const double *y, int n, int d,
 	p->n = n;
 	p->d = d;
 	p->use_priors = use_priors;
-	gp_fit_prior(d, &p->prior);
+	gp_fit_prior(d, legacy_priors, &p->prior);
 	p->status = status;
 	p->k = tuner_alloc(sizeof(double) * n * n);
 	p->work = tuner_alloc(sizeof(double) * n * n);
@@ -341,7 +342,7 @@ starting_point(const GpFitOptions *options, int d, int start, TunerRng *rng,
 	double mu;
 	int k;
 
-	gp_fit_prior(d, &prior);
+	gp_fit_prior(d, options->legacy_priors, &prior);
 	mu = prior.ls_mean;
 	if (options->warm_lengthscales == NULL)
 		start++; /* no warm start: skip its slot */
@@ -420,7 +421,7 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 							  "y contains NaN or infinity");
 
 	rc = problem_init(&p, x, y, n, d, options->categories, options->use_priors,
-					  status);
+					  options->legacy_priors, status);
 	lower = tuner_alloc(sizeof(double) * dim);
 	upper = tuner_alloc(sizeof(double) * dim);
 	theta = tuner_alloc(sizeof(double) * dim);
@@ -645,7 +646,7 @@ gp_fit_objective_metric(const double *x, const double *y, int n, int d,
 	FitProblem p;
 	TunerErrorCode rc;
 
-	rc = problem_init(&p, x, y, n, d, categories, use_priors, status);
+	rc = problem_init(&p, x, y, n, d, categories, use_priors, 0, status);
 	if (rc == TUNER_OK)
 		rc = problem_eval(&p, theta, value, grad);
 	problem_free(&p);

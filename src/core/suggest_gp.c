@@ -107,7 +107,9 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 		space_to_unit(in->params, d, in->x_observed + (size_t)i * d,
 					  x + (size_t)i * d);
 	/* y holds the (warped) objective, then its standardised values */
-	output_warp_choose(in->y_observed, n, d, in->n_constraints == 0, &warp);
+	/* (not for a step of tuner 0.2.0, canonical 0: it had no warp) */
+	output_warp_choose(in->y_observed, n, d,
+					   in->canonical && in->n_constraints == 0, &warp);
 	for (i = 0; i < n; i++)
 		y[i] = output_warp_apply(&warp, in->y_observed[i]);
 	suggest_metric_scale(y, n, 1, &y_mean, &y_sd);
@@ -118,6 +120,7 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 
 	gp_fit_options_init(&fit_options);
 	fit_options.seed = rng_next(rng);
+	fit_options.legacy_priors = !in->canonical;
 	if (space_kernel_categories(in->params, d, categories) > 0)
 		fit_options.categories = categories;
 	if (in->warm_lengthscales != NULL && in->warm_outputscale > 0.0 &&

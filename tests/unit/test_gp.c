@@ -76,18 +76,23 @@ test_gp(void)
 
 		for (d = 1; d < GP_HIGH_DIM; d++)
 		{
-			gp_fit_prior(d, &prior);
+			gp_fit_prior(d, 0, &prior);
 			CHECK_CLOSE(prior.ls_mean, -1.5 + 0.25 * log((double) d), 1e-15);
 			CHECK(prior.ls_var == 3.0);
 			CHECK(prior.noise_mean == -10.0);
 			CHECK(prior.noise_var == 4.0);
 		}
-		gp_fit_prior(GP_HIGH_DIM, &prior);
+		gp_fit_prior(GP_HIGH_DIM, 0, &prior);
 		CHECK_CLOSE(prior.ls_mean, -1.0 + 0.25 * log((double) GP_HIGH_DIM), 1e-15);
 		CHECK_CLOSE(prior.ls_var, 1.0 / 3.0, 1e-15);
 		CHECK(prior.noise_mean == -6.0);
-		gp_fit_prior(20, &prior);
+		gp_fit_prior(20, 0, &prior);
 		CHECK_CLOSE(exp(prior.ls_mean), exp(-1.0) * pow(20.0, 0.25), 1e-12);
+		/* 0.2.0's, in every dimension, for its suggestions' replays */
+		gp_fit_prior(20, 1, &prior);
+		CHECK_CLOSE(prior.ls_mean, -1.5 + 0.25 * log(20.0), 1e-15);
+		CHECK(prior.ls_var == 3.0);
+		CHECK(prior.noise_mean == -10.0);
 	}
 
 	/* one point: y ~ N(m, s + noise) */
