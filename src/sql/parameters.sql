@@ -717,24 +717,28 @@ $$;
 -- the named parameters: what suggest_next builds from its history.
 CREATE OR REPLACE FUNCTION tuner._native_rows(p_study_id bigint, ids bigint[], names text[])
 RETURNS float8[]
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $$
--- One jsonb_each per trial: the config of a study with many parameters
--- is stored compressed, and a config -> name per parameter decompressed
--- it again each time.
-WITH p AS MATERIALIZED (
-	SELECT n.j, n.name, x.kind, x.choices
-	  FROM pg_catalog.unnest($3) WITH ORDINALITY AS n(name, j)
-	  JOIN tuner.parameter x ON x.study_id = $1 AND x.name = n.name)
-SELECT pg_catalog.array_agg(r.x ORDER BY o.k)
-  FROM pg_catalog.unnest($2) WITH ORDINALITY AS o(id, k)
-  JOIN tuner.trial t ON t.id = o.id AND t.study_id = $1
- CROSS JOIN LATERAL (
-	SELECT pg_catalog.array_agg(CASE p.kind
-				WHEN 'bool' THEN CASE WHEN e.value::bool THEN 1 ELSE 0 END
-				WHEN 'categorical' THEN pg_catalog.array_position(p.choices, e.value #>> '{}') - 1
-				ELSE e.value::float8 END ORDER BY p.j) AS x
-	  FROM p LEFT JOIN pg_catalog.jsonb_each(t.config) e ON e.key = p.name) r;
+BEGIN
+	-- (plpgsql, not sql: its plan is kept for the session, and a
+	-- suggestion reads four sets of rows.)  One jsonb_each per trial: the
+	-- config of a study with many parameters is stored compressed, and a
+	-- config -> name per parameter decompressed it again each time.
+	RETURN (
+		WITH p AS MATERIALIZED (
+			SELECT n.j, n.name, x.kind, x.choices
+			  FROM pg_catalog.unnest(names) WITH ORDINALITY AS n(name, j)
+			  JOIN tuner.parameter x ON x.study_id = p_study_id AND x.name = n.name)
+		SELECT pg_catalog.array_agg(r.x ORDER BY o.k)
+		  FROM pg_catalog.unnest(ids) WITH ORDINALITY AS o(id, k)
+		  JOIN tuner.trial t ON t.id = o.id AND t.study_id = p_study_id
+		 CROSS JOIN LATERAL (
+			SELECT pg_catalog.array_agg(CASE p.kind
+						WHEN 'bool' THEN CASE WHEN e.value::bool THEN 1 ELSE 0 END
+						WHEN 'categorical' THEN pg_catalog.array_position(p.choices, e.value #>> '{}') - 1
+						ELSE e.value::float8 END ORDER BY p.j) AS x
+			  FROM p LEFT JOIN pg_catalog.jsonb_each(t.config) e ON e.key = p.name) r);
+END;
 $$;
 
 -- A stored configuration as native values over the enabled parameters.
