@@ -139,8 +139,8 @@ static volatile pid_t child_pid = 0;
  * Progress on fd 3 (see the header)
  * ---------------------------------------------------------------------
  */
-#define PROGRESS_FD    3
-#define MAX_REPORT_S   100000
+#define PROGRESS_FD  3
+#define MAX_REPORT_S 100000
 
 /* fd 3 is open and takes our lines */
 static bool progress_on = false;
