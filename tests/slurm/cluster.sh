@@ -84,13 +84,21 @@ check_tools() {
 
 node_names() { seq 1 "$NODES" | sed 's/^/tn/'; }
 
+# alive PID: the process runs (a zombie that init has not reaped yet, as a
+# container's init may never do, does not count).
+alive() {
+	local stat
+	stat=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+	[[ "$stat" != Z* ]]
+}
+
 # pid_of NAME: the PID in $DIR/run/NAME.pid when that process runs, else "".
 pid_of() {
 	local f=$DIR/run/$1.pid pid
 	[ -s "$f" ] || return 0
 	pid=$(tr -dc 0-9 <"$f")
 	[ -n "$pid" ] || return 0
-	if kill -0 "$pid" 2>/dev/null; then echo "$pid"; fi
+	if alive "$pid"; then echo "$pid"; fi
 }
 
 # stop_daemon NAME: TERM the PID in NAME's PID file, KILL after 30 s.
@@ -100,10 +108,10 @@ stop_daemon() {
 	if [ -n "$pid" ]; then
 		kill -TERM "$pid" 2>/dev/null || true
 		for i in $(seq 1 300); do
-			kill -0 "$pid" 2>/dev/null || break
+			alive "$pid" || break
 			sleep 0.1
 		done
-		if kill -0 "$pid" 2>/dev/null; then
+		if alive "$pid"; then
 			say "$name (pid $pid) did not stop in 30 s; killing it"
 			kill -KILL "$pid" 2>/dev/null || true
 			sleep 0.5
@@ -124,6 +132,20 @@ marked_pids() {
 			echo "$pid"
 		fi
 	done
+}
+
+# descendants PID: every process below PID (children first listed last).
+descendants() {
+	ps -e -o pid=,ppid= | awk -v root="$1" '
+		{ parent[$1] = $2 }
+		END {
+			found[root] = 1
+			do {
+				more = 0
+				for (p in parent)
+					if (!(p in found) && (parent[p] in found)) { found[p] = 1; more = 1; print p }
+			} while (more)
+		}'
 }
 
 # wait_until SECONDS CMD...: run CMD every 0.2 s until it succeeds.
@@ -335,17 +357,23 @@ cmd_start() {
 }
 
 cmd_stop() {
-	local node jobs pid
+	local node jobs pid limit
 	[ -f "$CONF" ] || return 0
 	# Jobs first, while the nodes can still kill their processes.
 	if [ -n "$(pid_of slurmctld)" ]; then
 		jobs=$(squeue -h -o %i 2>/dev/null || true)
 		if [ -n "$jobs" ]; then
-			say "cancelling jobs $(echo $jobs)"
+			say "cancelling jobs ${jobs//$'\n'/ }"
 			# shellcheck disable=SC2086
 			scancel $jobs 2>/dev/null || true
-			wait_until 60 bash -c '[ -z "$(squeue -h -o %i)" ]' ||
-				say "jobs still listed after 60 s: $(squeue -h -o '%i %T' | tr '\n' ' ')"
+			# A node whose slurmd is gone cannot end its jobs: no long wait
+			# then (its leftovers are killed below).
+			limit=60
+			for node in $(node_names); do
+				[ -n "$(pid_of "slurmd-$node")" ] || limit=5
+			done
+			wait_until "$limit" bash -c '[ -z "$(squeue -h -o %i)" ]' ||
+				say "jobs still listed after $limit s: $(squeue -h -o '%i %T' | tr '\n' ' ')"
 		fi
 	fi
 	for node in $(node_names); do stop_daemon "slurmd-$node"; done
@@ -354,10 +382,12 @@ cmd_stop() {
 	stop_daemon mariadbd
 	stop_daemon munged
 	# Whatever a node left behind (a slurmstepd whose job outlived its
-	# slurmd): killed by the mark in its environment.
+	# slurmd, found by the mark in its environment): the job's processes
+	# (its descendants) first, then the slurmstepd itself.
 	for pid in $(marked_pids); do
-		say "killing leftover $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) (pid $pid)"
-		kill -KILL "$pid" 2>/dev/null || true
+		say "killing leftover $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) (pid $pid) and its descendants"
+		# shellcheck disable=SC2046
+		kill -KILL $(descendants "$pid") "$pid" 2>/dev/null || true
 	done
 }
 

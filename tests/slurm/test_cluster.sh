@@ -14,7 +14,7 @@
 # Waits are bounded by generous timeouts; nothing asserts wall-clock time.
 # About 2 minutes (Slurm's time limits are whole minutes).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 ROOT=$(pwd)
 
 if [ -z "${SLURM_CONF:-}" ]; then
