@@ -13,6 +13,10 @@
 #   ceph       tuner_ceph and the daemons of the local test cluster
 #              (make runner-ceph)
 #   agent      tuner-agent, a libpq client (make agent)
+#   slurm      the daemons and clients of the local Slurm test cluster
+#              (tests/slurm/cluster.sh): munge, slurmctld, slurmd,
+#              slurmdbd and MariaDB's server and client programs for the
+#              accounting that sacct reads (no service is started)
 #   test       what only the test suite and benchmarks use (pg_cron,
 #              IPC::Run, clang-format, clang for the fuzzers, Chromium,
 #              scikit-learn, Optuna, ...); scripts/test-all.sh installs all
@@ -55,6 +59,17 @@ AGENT=(
 	build-essential
 	libpq-dev
 )
+# The -core MariaDB packages: the programs without the system service
+# (mariadb-server would install and start one); cluster.sh runs its own.
+SLURM=(
+	munge
+	slurmctld
+	slurmd
+	slurmdbd
+	slurm-client
+	mariadb-server-core
+	mariadb-client-core
+)
 TEST=(
 	clang-format
 	clang-14
@@ -79,7 +94,7 @@ TEST=(
 )
 
 usage() {
-	echo "usage: install-deps.sh [--list] [core|rocksdb|fastquery|ceph|agent|test|all]..." >&2
+	echo "usage: install-deps.sh [--list] [core|rocksdb|fastquery|ceph|agent|slurm|test|all]..." >&2
 	exit 2
 }
 
@@ -98,9 +113,10 @@ for purpose in "$@"; do
 		fastquery) PACKAGES+=("${FASTQUERY[@]}") ;;
 		ceph) PACKAGES+=("${CEPH[@]}") ;;
 		agent) PACKAGES+=("${AGENT[@]}") ;;
+		slurm) PACKAGES+=("${SLURM[@]}") ;;
 		test) PACKAGES+=("${TEST[@]}") ;;
 		all) PACKAGES+=("${CORE[@]}" "${ROCKSDB[@]}" "${FASTQUERY[@]}"
-			"${CEPH[@]}" "${AGENT[@]}" "${TEST[@]}") ;;
+			"${CEPH[@]}" "${AGENT[@]}" "${SLURM[@]}" "${TEST[@]}") ;;
 		*) echo "install-deps.sh: unknown purpose \"$purpose\"" >&2; usage ;;
 	esac
 done
