@@ -1346,7 +1346,13 @@ tuner_suggest_from_record(PG_FUNCTION_ARGS)
 				if (attno <= 0)
 					elog(ERROR, "tuner.suggestion_data has no column %s",
 						 name);
-				arg->value = heap_getattr(data, attno, datadesc, &arg->isnull);
+				/*
+				 * SPI_getbinval, not heap_getattr: 15.20's inline
+				 * heap_getattr calls a server function 15.18 lacks (the
+				 * sanitized build of tests/fuzz is 15.18).
+				 */
+				arg->value =
+					SPI_getbinval(data, datadesc, attno, &arg->isnull);
 			}
 			break;
 			case FROM_CALL:
@@ -1357,8 +1363,8 @@ tuner_suggest_from_record(PG_FUNCTION_ARGS)
 				break;
 		}
 	}
-	history_md5 = heap_getattr(data, SPI_fnumber(datadesc, "history_md5"),
-							   datadesc, &isnull);
+	history_md5 = SPI_getbinval(data, datadesc,
+								SPI_fnumber(datadesc, "history_md5"), &isnull);
 	if (isnull)
 		elog(ERROR, "tuner._suggestion_data gave no history_md5");
 	return suggest_compute(inputs, tupdesc, history_md5);

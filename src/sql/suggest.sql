@@ -113,14 +113,19 @@ BEGIN
 		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k);
 	END IF;
 	r.history_md5 := tuner._history_md5(r.y_observed, r.y_aux);
-	r.x_pending := tuner._native_rows(p_study_id, g.pending, g.parameters);
-	SELECT pg_catalog.array_agg(o.id ORDER BY o.k) FILTER (WHERE x.state = 'failed'),
-		   pg_catalog.array_agg(o.id ORDER BY o.k) FILTER (WHERE x.state <> 'failed')
-	  INTO v_failed, v_other
-	  FROM pg_catalog.unnest(g.other) WITH ORDINALITY AS o(id, k)
-	  JOIN tuner.trial x ON x.id = o.id;
-	r.x_other := tuner._native_rows(p_study_id, v_other, g.parameters);
-	r.x_failed := tuner._native_rows(p_study_id, v_failed, g.parameters);
+	-- (no trials, no rows: NULL, as _native_rows gives for none)
+	IF pg_catalog.cardinality(g.pending) > 0 THEN
+		r.x_pending := tuner._native_rows(p_study_id, g.pending, g.parameters);
+	END IF;
+	IF pg_catalog.cardinality(g.other) > 0 THEN
+		SELECT pg_catalog.array_agg(o.id ORDER BY o.k) FILTER (WHERE x.state = 'failed'),
+			   pg_catalog.array_agg(o.id ORDER BY o.k) FILTER (WHERE x.state <> 'failed')
+		  INTO v_failed, v_other
+		  FROM pg_catalog.unnest(g.other) WITH ORDINALITY AS o(id, k)
+		  JOIN tuner.trial x ON x.id = o.id;
+		r.x_other := tuner._native_rows(p_study_id, v_other, g.parameters);
+		r.x_failed := tuner._native_rows(p_study_id, v_failed, g.parameters);
+	END IF;
 	-- bounded constraint metrics in their <= form (a maximized one negated)
 	SELECT pg_catalog.array_agg(m.id ORDER BY m.id),
 		   pg_catalog.array_agg(CASE m.direction WHEN 'maximize' THEN -1 ELSE 1 END ORDER BY m.id),

@@ -69,6 +69,10 @@ SHARE=$($PG_CONFIG --sharedir)
 # 2. The extension, with the server's CFLAGS (clang 14, the sanitizers).
 mkdir -p "$WORK/build"
 cp -r Makefile tuner.control src "$WORK/build/"
+# Objects a build of this tree left in src were compiled against the
+# system's headers, not the sanitized server's (and without the
+# sanitizers): never reuse them.
+make -s -C "$WORK/build" clean PG_CONFIG="$PG_CONFIG" >/dev/null 2>&1
 if ! nice -n 10 make -s -C "$WORK/build" -j2 tuner.so scripts PG_CONFIG="$PG_CONFIG" \
 	> "$WORK/build.log" 2>&1; then
 	tail -30 "$WORK/build.log"

@@ -231,7 +231,9 @@ def functions(cur):
 
 
 def setup(cur):
-    for sql in FIXTURE:
+    # the extension itself must install; the rest may already exist
+    cur.execute(FIXTURE[0])
+    for sql in FIXTURE[1:]:
         try:
             cur.execute(sql)
         except psycopg2.Error:
