@@ -532,23 +532,27 @@ CREATE OR REPLACE FUNCTION tuner._suggestion_trials(study_id bigint, objective_i
 										 OUT observed bigint[], OUT pending bigint[],
 										 OUT other bigint[], OUT n_observed int,
 										 OUT n_failed int)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $$
-SELECT pg_catalog.array_agg(o.id ORDER BY o.number) FILTER (WHERE o.observed),
-	   pg_catalog.array_agg(o.id ORDER BY o.number) FILTER (WHERE o.state IN ('running', 'queued')),
-	   pg_catalog.array_agg(o.id ORDER BY o.number) FILTER (WHERE o.state IN ('failed', 'interrupted')
-															 OR (o.state IN ('complete', 'pruned') AND NOT o.observed)),
-	   (pg_catalog.count(*) FILTER (WHERE o.observed))::int,
-	   (pg_catalog.count(*) FILTER (WHERE o.state = 'failed'))::int
-  FROM (SELECT t.id, t.number, t.state,
-			   t.state IN ('complete', 'pruned') AND ob.trial_id IS NOT NULL
-			   AND CASE WHEN $3 IS NULL THEN true
-						ELSE (SELECT pg_catalog.count(*) FROM tuner.observation mo
-							   WHERE mo.trial_id = t.id AND mo.metric_id = ANY ($3))
-							 = pg_catalog.cardinality($3) END AS observed
-		  FROM tuner.trial t
-		  LEFT JOIN tuner.observation ob ON ob.trial_id = t.id AND ob.metric_id = $2
-		 WHERE t.study_id = $1) o;
+BEGIN
+	-- (plpgsql: its plan is kept for the session)
+	SELECT pg_catalog.array_agg(o.id ORDER BY o.number) FILTER (WHERE o.observed),
+		   pg_catalog.array_agg(o.id ORDER BY o.number) FILTER (WHERE o.state IN ('running', 'queued')),
+		   pg_catalog.array_agg(o.id ORDER BY o.number) FILTER (WHERE o.state IN ('failed', 'interrupted')
+																 OR (o.state IN ('complete', 'pruned') AND NOT o.observed)),
+		   (pg_catalog.count(*) FILTER (WHERE o.observed))::int,
+		   (pg_catalog.count(*) FILTER (WHERE o.state = 'failed'))::int
+	  INTO observed, pending, other, n_observed, n_failed
+	  FROM (SELECT t.id, t.number, t.state,
+				   t.state IN ('complete', 'pruned') AND ob.trial_id IS NOT NULL
+				   AND CASE WHEN $3 IS NULL THEN true
+							ELSE (SELECT pg_catalog.count(*) FROM tuner.observation mo
+								   WHERE mo.trial_id = t.id AND mo.metric_id = ANY ($3))
+								 = pg_catalog.cardinality($3) END AS observed
+			  FROM tuner.trial t
+			  LEFT JOIN tuner.observation ob ON ob.trial_id = t.id AND ob.metric_id = $2
+			 WHERE t.study_id = $1) o;
+END;
 $$;
 
 -- A study's bounded constraint metrics (names, by id), once the design is
@@ -587,15 +591,19 @@ $$;
 -- each cluster instead (tuner._cluster_warm_start).
 CREATE OR REPLACE FUNCTION tuner._warm_model(study_id bigint, algorithm text, tasks text[], parameters text[])
 RETURNS bigint
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $$
-SELECT m.id
-  FROM tuner.model m
- WHERE m.study_id = $1
-   AND (($2 = 'icm' AND m.kind = 'icm' AND m.tasks = $3)
-		OR ($2 IN ('icm', 'gp-ei') AND m.kind = 'gp'))
-   AND m.parameters = $4
- ORDER BY m.kind = 'icm' DESC, m.id DESC LIMIT 1;
+BEGIN
+	-- (plpgsql: its plan is kept for the session)
+	RETURN (
+		SELECT m.id
+		  FROM tuner.model m
+		 WHERE m.study_id = $1
+		   AND (($2 = 'icm' AND m.kind = 'icm' AND m.tasks = $3)
+				OR ($2 IN ('icm', 'gp-ei') AND m.kind = 'gp'))
+		   AND m.parameters = $4
+		 ORDER BY m.kind = 'icm' DESC, m.id DESC LIMIT 1);
+END;
 $$;
 
 -- With failed trials, from 50 trials on (FAILURE_WARM_MIN_N in
@@ -607,16 +615,20 @@ $$;
 CREATE OR REPLACE FUNCTION tuner._warm_feasibility_model(study_id bigint, parameters text[],
 											  n_failed int, n_observed_or_failed int)
 RETURNS bigint
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $$
-SELECT m.id
-  FROM tuner.model m
- WHERE $3 > 0 AND $4 >= 50
-   AND m.study_id = $1 AND m.kind = 'feasibility'
-   AND m.parameters = $2
-   AND pg_catalog.round(m.outcome_mean * m.n) = $3
-   AND m.id = (SELECT pg_catalog.max(l.id) FROM tuner.model l
-				WHERE l.study_id = $1 AND l.kind = 'feasibility');
+BEGIN
+	-- (plpgsql: its plan is kept for the session)
+	RETURN (
+		SELECT m.id
+		  FROM tuner.model m
+		 WHERE $3 > 0 AND $4 >= 50
+		   AND m.study_id = $1 AND m.kind = 'feasibility'
+		   AND m.parameters = $2
+		   AND pg_catalog.round(m.outcome_mean * m.n) = $3
+		   AND m.id = (SELECT pg_catalog.max(l.id) FROM tuner.model l
+						WHERE l.study_id = $1 AND l.kind = 'feasibility'));
+END;
 $$;
 
 -- clustered-icm: each cluster starts from its latest fit (same metric,
