@@ -157,6 +157,25 @@ names_arg(FunctionCallInfo fcinfo, int argno, const char *name, int *n)
 	return names;
 }
 
+/* A text[] argument of three labels: the title, the x and the y axis'. */
+static void
+labels_arg(FunctionCallInfo fcinfo, int argno, const char **title,
+		   const char **x_label, const char **y_label)
+{
+	int n;
+	const char **labels = names_arg(fcinfo, argno, "labels", &n);
+
+	if (n != 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("labels must have 3 elements, not %d", n),
+				 errhint("Give the title, the x axis' label and the y axis' "
+						 "label.")));
+	*title = labels[0];
+	*x_label = labels[1];
+	*y_label = labels[2];
+}
+
 /* Check that two arrays have the same length. */
 static void
 same_length(int n, int m, const char *a, const char *b)
@@ -365,20 +384,7 @@ tuner_plot_slice_0_3(PG_FUNCTION_ARGS)
 
 	tuner_status_clear(&status);
 	memset(&p, 0, sizeof(p));
-	{
-		int n_labels;
-		const char **labels = names_arg(fcinfo, 0, "labels", &n_labels);
-
-		if (n_labels != 3)
-			ereport(ERROR,
-					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-					 errmsg("labels must have 3 elements, not %d", n_labels),
-					 errhint("Give the title, the x axis' label and the y "
-							 "axis' label.")));
-		p.title = labels[0];
-		p.x_label = labels[1];
-		p.y_label = labels[2];
-	}
+	labels_arg(fcinfo, 0, &p.title, &p.x_label, &p.y_label);
 	slice_args(fcinfo, &p, 1, 6);
 	p.feasible = flags_arg(fcinfo, 4, "feasible", p.n);
 	p.best_given = 1;
@@ -543,22 +549,11 @@ tuner_plot_progress(PG_FUNCTION_ARGS)
 	TunerStatus status;
 	TunerErrorCode code;
 	char *svg = NULL;
-	const char **labels;
-	int n_labels;
 	int m;
 
 	tuner_status_clear(&status);
 	memset(&p, 0, sizeof(p));
-	labels = names_arg(fcinfo, 0, "labels", &n_labels);
-	if (n_labels != 3)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("labels must have 3 elements, not %d", n_labels),
-				 errhint("Give the title, the x axis' label and the y axis' "
-						 "label.")));
-	p.title = labels[0];
-	p.x_label = labels[1];
-	p.y_label = labels[2];
+	labels_arg(fcinfo, 0, &p.title, &p.x_label, &p.y_label);
 	p.number = vector_arg(fcinfo, 1, "numbers", false, &p.n);
 	p.step = vector_arg(fcinfo, 2, "steps", false, &m);
 	same_length(p.n, m, "numbers", "steps");

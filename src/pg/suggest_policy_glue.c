@@ -41,6 +41,9 @@ read_sapphire_phase(FunctionCallInfo fcinfo, StudyAlgorithm algorithm)
 Datum
 tuner_suggest_plan(PG_FUNCTION_ARGS)
 {
+	static const char *const count_names[] = {
+		"d",          "n_initial",  "n_aux",   "n_transfer",
+		"n_clusters", "n_observed", "n_failed"};
 	SuggestPolicyInput in;
 	SuggestPlan plan;
 	TunerStatus status;
@@ -55,7 +58,7 @@ tuner_suggest_plan(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 	tuner_require_arg(fcinfo, 0, "study_algorithm");
 	for (argno = 3; argno <= 9; argno++)
-		tuner_require_arg(fcinfo, argno, "a count");
+		tuner_require_arg(fcinfo, argno, count_names[argno - 3]);
 	algorithm = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	study_algorithm = study_algorithm_from_name(algorithm);
 	if (study_algorithm < 0)

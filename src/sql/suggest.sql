@@ -563,10 +563,12 @@ LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
 	m record;
+	v_names text[] := '{}';
 BEGIN
 	FOR m IN SELECT x.id, x.name FROM tuner.metric x
 			  WHERE x.study_id = s.id AND x.role = 'constraint' AND x.bound IS NOT NULL ORDER BY x.id
 	LOOP
+		v_names := v_names || m.name;
 		IF n_observed >= n_initial
 		   AND NOT EXISTS (SELECT 1 FROM tuner.observation ob
 							 JOIN tuner.trial t ON t.id = ob.trial_id
@@ -578,8 +580,7 @@ BEGIN
 					  HINT = 'Report it with each trial''s metrics, or declare it ''auxiliary'' to drop the constraint.';
 		END IF;
 	END LOOP;
-	RETURN ARRAY(SELECT x.name FROM tuner.metric x
-				  WHERE x.study_id = s.id AND x.role = 'constraint' AND x.bound IS NOT NULL ORDER BY x.id);
+	RETURN v_names;
 END;
 $$;
 
