@@ -60,6 +60,12 @@ SELECT f ->> 'state' AS state
   FROM tuner.agent_finish(:t2, 'mc-agent-1', 0, 'exited with exit code 0', '{"x": 0.25}', '', 1.5,
 						  NULL, NULL, '{"elapsed_s": 1.5, "others_cpu_share": 0.1}') f;
 SELECT number, disturbed FROM tuner.trials WHERE study = 'mc_agent' ORDER BY number;
+-- the study's count of disturbed trials, and the convergence plot draws
+-- the disturbed one (trial 1) in orange
+SELECT disturbed FROM tuner.studies WHERE name = 'mc_agent';
+SELECT svg LIKE '%fill="#ff7f0e"><title>trial 1: 0.5 (disturbed)</title>%' AS trial1_orange,
+	   svg LIKE '%trial 2: 0.25</title>%' AS trial2_plain
+  FROM tuner.plot('mc_agent', 'convergence') svg;
 -- an agent that measures nothing (the 9-argument form, or NULL)
 SELECT trial AS t3 FROM tuner.agent_claim('mc_agent', 'mc-agent-1') \gset
 SELECT f ->> 'state' AS state FROM tuner.agent_finish(:t3, 'mc-agent-1', 0, 'exited with exit code 0', '{"x": 0.75}', '', 1.5, NULL, NULL) f;

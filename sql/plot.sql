@@ -147,17 +147,26 @@ SELECT tuner.plot('p<&>"''s', 'importance', '{"method": "magic"}');
 SELECT tuner.plot('p<&>"''s', 'importance', '{"log_y": true}');
 
 -- The internal drawing functions check their arrays too.
-SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1}', '{t,t}', '{1,1}', '{}', NULL, true, false, 720, 480);
-SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,NaN}', '{t,t}', '{1,1}', '{}', NULL, true, false, 720, 480);
-SELECT tuner._plot_convergence('t', 'y', '{}', '{}', '{}', '{}', '{}', NULL, true, false, 720, 480);
-SELECT tuner._plot_convergence('t', 'y', '{1}', '{-1}', '{t}', '{NULL}', '{}', NULL, true, true, 720, 480);
-SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{t}', '{1,1}', '{}', NULL, true, false, 720, 480);
-SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{t,NULL}', '{1,1}', '{}', NULL, true, false, 720, 480);
-SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{t,t}', '{1,Infinity}', '{}', NULL, true, false, 720, 480);
-SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{t,t}', '{1}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1}', '{t,t}', '{f,f}', '{1,1}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,NaN}', '{t,t}', '{f,f}', '{1,1}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('{t,trial,y}', '{}', '{}', '{}', '{}', '{}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('{t,trial,y}', '{1}', '{-1}', '{t}', '{f}', '{NULL}', '{}', NULL, true, true, 720, 480);
+SELECT tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,2}', '{t}', '{f}', '{1,1}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,2}', '{t,NULL}', '{f,f}', '{1,1}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,2}', '{t,t}', '{f,f}', '{1,Infinity}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,2}', '{t,t}', '{f,f}', '{1}', '{}', NULL, true, false, 720, 480);
 -- (the best so far is NULL before the first feasible trial)
-SELECT tuner._plot_convergence('t', 'y', '{1,2}', '{1,2}', '{f,t}', '{NULL,2}', '{}', NULL, true, false, 720, 480)
+SELECT tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,2}', '{f,t}', '{f,f}', '{NULL,2}', '{}', NULL, true, false, 720, 480)
        LIKE '%best so far: 2</title>%' AS best_from_trial_2;
+-- Trials run while the machine was busy are orange, with a legend entry.
+SELECT tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,2}', '{t,t}', '{f}', '{1,1}', '{}', NULL, true, false, 720, 480);
+SELECT tuner._plot_convergence('{t,y}', '{1,2}', '{1,2}', '{t,t}', '{f,f}', '{1,1}', '{}', NULL, true, false, 720, 480);
+SELECT svg LIKE '%fill="#ff7f0e"><title>trial 2: 2 (disturbed)</title>%' AS disturbed_orange,
+       svg LIKE '%>disturbed</text>%' AS disturbed_in_legend,
+       svg NOT LIKE '%trial 1: 1 (disturbed)%' AS others_blue
+  FROM tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,2}', '{t,t}', '{f,t}', '{1,1}', '{}', NULL, true, false, 720, 480) svg;
+SELECT tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,2}', '{t,t}', '{f,f}', '{1,1}', '{}', NULL, true, false, 720, 480)
+       NOT LIKE '%disturbed%' AS no_legend_when_none;
 SELECT tuner._plot_slice('{t,x,y}', '{1,2}', '{1,2}', '{1,2}', '{t}', NULL, NULL, false, false, true, 720, 480);
 SELECT tuner._plot_slice('{t,x}', '{1,2}', '{1,2}', '{1,2}', '{t,t}', NULL, NULL, false, false, true, 720, 480);
 SELECT tuner._plot_slice('{t,x,y}', '{1,2}', '{1,2}', '{1,2}', '{t,t}', 2, NULL, false, false, true, 720, 480)

@@ -35,9 +35,12 @@ typedef struct ConvergencePlot
 	int log_y; /* values must be > 0 */
 	int width;
 	int height;
-	const int *feasible; /* NULL: every trial; else 0: broke a constraint */
-	const double *best;  /* NULL, or the best so far at each trial (NaN:
+	const int *feasible;  /* NULL: every trial; else 0: broke a constraint */
+	const double *best;   /* NULL, or the best so far at each trial (NaN:
 						  * no feasible trial yet) */
+	const int *disturbed; /* NULL: none; else 1: the machine was busy
+						   * while the trial ran (tuner.trial.disturbed) */
+	const char *x_label;  /* NULL: "trial" */
 } ConvergencePlot;
 
 /*

@@ -4,8 +4,9 @@
  *	  value so far against the trial number, the default configuration's
  *	  value as a dashed reference line, failed trials as crosses along the
  *	  bottom of the plot area, trials that broke an outcome constraint as
- *	  rings (never the best so far).  The legend goes where no data is
- *	  (plot_frame.h).
+ *	  rings (never the best so far), trials run while the machine was busy
+ *	  in orange, so a reader weighs them less.  The legend goes where no
+ *	  data is (plot_frame.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -89,6 +90,7 @@ draw(const ConvergencePlot *p, const double *best, int outside, SvgBuf *buf)
 	double y_lo;
 	double y_hi;
 	int n_infeasible = 0;
+	int n_disturbed = 0;
 	int first = -1;
 	int i;
 
@@ -102,6 +104,8 @@ draw(const ConvergencePlot *p, const double *best, int outside, SvgBuf *buf)
 		y_hi = fmax(y_hi, p->value[i]);
 		if (p->feasible != NULL && !p->feasible[i])
 			n_infeasible++;
+		if (p->disturbed != NULL && p->disturbed[i])
+			n_disturbed++;
 		if (first < 0 && !isnan(best[i]))
 			first = i;
 	}
@@ -122,6 +126,8 @@ draw(const ConvergencePlot *p, const double *best, int outside, SvgBuf *buf)
 	plot_legend_add(&f, PLOT_MARK_POINT, PLOT_BLUE, "trial");
 	if (n_infeasible > 0)
 		plot_legend_add(&f, PLOT_MARK_RING, PLOT_BLUE, "broke a constraint");
+	if (n_disturbed > 0)
+		plot_legend_add(&f, PLOT_MARK_POINT, PLOT_ORANGE, "disturbed");
 	if (first >= 0)
 		plot_legend_add(&f, PLOT_MARK_LINE, PLOT_RED, "best so far");
 	if (p->has_default)
@@ -131,7 +137,8 @@ draw(const ConvergencePlot *p, const double *best, int outside, SvgBuf *buf)
 	plot_frame_legend_layout(&f, outside);
 
 	svg_begin(buf, f.width, f.height);
-	plot_frame_draw(buf, &f, p->title, "trial", p->y_label);
+	plot_frame_draw(buf, &f, p->title, p->x_label ? p->x_label : "trial",
+					p->y_label);
 
 	if (p->has_default)
 	{
@@ -162,12 +169,15 @@ draw(const ConvergencePlot *p, const double *best, int outside, SvgBuf *buf)
 	for (i = 0; i < p->n; i++)
 	{
 		int ok = p->feasible == NULL || p->feasible[i];
+		int busy = p->disturbed != NULL && p->disturbed[i];
+		const char *colour = busy ? PLOT_ORANGE : PLOT_BLUE;
 
-		snprintf(tip, sizeof(tip), "trial %.0f: %.6g%s", p->number[i],
-				 p->value[i], ok ? "" : " (broke a constraint)");
+		snprintf(tip, sizeof(tip), "trial %.0f: %.6g%s%s", p->number[i],
+				 p->value[i], ok ? "" : " (broke a constraint)",
+				 busy ? " (disturbed)" : "");
 		plot_point(buf, &f, plot_frame_x(&f, p->number[i]),
-				   plot_frame_y(&f, p->value[i]), 3.5,
-				   ok ? PLOT_BLUE : "#ffffff", ok ? NULL : PLOT_BLUE, tip);
+				   plot_frame_y(&f, p->value[i]), 3.5, ok ? colour : "#ffffff",
+				   ok ? NULL : colour, tip);
 	}
 	svg_printf(buf, "</g>\n<g class=\"failed\">\n");
 	for (i = 0; i < p->n_failed; i++)

@@ -26,11 +26,12 @@
 #define PLOT_LABEL_CHARS 48
 
 /* Colours of the plots (a colour-blind safe set). */
-#define PLOT_BLUE  "#1f77b4"
-#define PLOT_RED   "#d62728"
-#define PLOT_GREY  "#7f7f7f"
-#define PLOT_LIGHT "#c7c7c7"
-#define PLOT_INK   "#333333"
+#define PLOT_BLUE   "#1f77b4"
+#define PLOT_RED    "#d62728"
+#define PLOT_GREY   "#7f7f7f"
+#define PLOT_ORANGE "#ff7f0e"
+#define PLOT_LIGHT  "#c7c7c7"
+#define PLOT_INK    "#333333"
 
 /* Legend marks. */
 #define PLOT_MARK_POINT 0

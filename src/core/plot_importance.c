@@ -114,7 +114,7 @@ draw_panel(SvgBuf *buf, const ImportancePlot *p, const Panel *panel,
 			continue;
 		}
 		svg_rect(buf, panel->left, y, w, row * 0.6,
-				 panel->invert ? "#ff7f0e" : PLOT_BLUE, NULL);
+				 panel->invert ? PLOT_ORANGE : PLOT_BLUE, NULL);
 		snprintf(label, sizeof(label), "%.3g", v);
 		svg_text(buf, panel->left + w + 4, y + row * 0.3 + 4, SVG_START, 10, 0,
 				 PLOT_INK, label, 0);

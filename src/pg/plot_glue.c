@@ -271,12 +271,13 @@ tuner_plot_convergence(PG_FUNCTION_ARGS)
 }
 
 /*
- * tuner._plot_convergence(title text, y_label text, numbers float8[],
- *		values float8[], feasible bool[], best float8[], failed float8[],
+ * tuner._plot_convergence(labels text[], numbers float8[], values float8[],
+ *		feasible bool[], disturbed bool[], best float8[], failed float8[],
  *		default_value float8, minimize bool, log_y bool, width int,
- *		height int) returns text: feasible marks the trials tuner.best may
- *		choose, best the best so far at each trial (NULL before the first
- *		feasible one).  default_value NULL: no default line.
+ *		height int) returns text: labels are the title and the axes' labels,
+ *		feasible marks the trials tuner.best may choose, disturbed those run
+ *		while the machine was busy, best the best so far at each trial (NULL
+ *		before the first feasible one).  default_value NULL: no default line.
  */
 Datum
 tuner_plot_convergence_0_3(PG_FUNCTION_ARGS)
@@ -291,12 +292,12 @@ tuner_plot_convergence_0_3(PG_FUNCTION_ARGS)
 
 	tuner_status_clear(&status);
 	memset(&p, 0, sizeof(p));
-	p.title = utf8_arg(fcinfo, 0, "title");
-	p.y_label = utf8_arg(fcinfo, 1, "y_label");
-	p.number = vector_arg(fcinfo, 2, "numbers", false, &p.n);
-	p.value = vector_arg(fcinfo, 3, "values", false, &m);
+	labels_arg(fcinfo, 0, &p.title, &p.x_label, &p.y_label);
+	p.number = vector_arg(fcinfo, 1, "numbers", false, &p.n);
+	p.value = vector_arg(fcinfo, 2, "values", false, &m);
 	same_length(p.n, m, "numbers", "values");
-	p.feasible = flags_arg(fcinfo, 4, "feasible", p.n);
+	p.feasible = flags_arg(fcinfo, 3, "feasible", p.n);
+	p.disturbed = flags_arg(fcinfo, 4, "disturbed", p.n);
 	p.best =
 		vector_missing_arg(fcinfo, 5, "best", get_float8_nan(), false, &m);
 	same_length(p.n, m, "numbers", "best");

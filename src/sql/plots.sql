@@ -6,11 +6,14 @@
 
 -- Not STRICT: NULL marks an absent optional part (the default line, the
 -- categories, no best trial yet); the C side rejects NULL where it is
--- required.  feasible: the trials tuner.best may choose; best: the best so
--- far at each trial (NULL before the first feasible one).
-CREATE OR REPLACE FUNCTION tuner._plot_convergence(title text, y_label text,
+-- required.  labels: the title, the x and the y axis' labels; feasible:
+-- the trials tuner.best may choose; disturbed: trials run while the
+-- machine was busy; best: the best so far at each trial (NULL before the
+-- first feasible one).
+CREATE OR REPLACE FUNCTION tuner._plot_convergence(labels text[],
 										numbers float8[], "values" float8[],
-										feasible bool[], best float8[],
+										feasible bool[], disturbed bool[],
+										best float8[],
 										failed float8[], default_value float8,
 										minimize bool, log_y bool,
 										width int, height int)
@@ -165,6 +168,7 @@ DECLARE
 	v_numbers float8[];
 	v_values float8[];
 	v_feasible bool[];
+	v_disturbed bool[];
 	v_best float8[];
 	v_failed float8[];
 	v_default float8;
@@ -173,9 +177,11 @@ BEGIN
 	SELECT pg_catalog.array_agg(r.number::float8 ORDER BY r.number),
 		   pg_catalog.array_agg(r.value ORDER BY r.number),
 		   pg_catalog.array_agg(r.feasible ORDER BY r.number),
+		   pg_catalog.array_agg(COALESCE(t.disturbed, false) ORDER BY r.number),
 		   pg_catalog.array_agg(r.best_so_far ORDER BY r.number)
-	  INTO v_numbers, v_values, v_feasible, v_best
+	  INTO v_numbers, v_values, v_feasible, v_disturbed, v_best
 	  FROM tuner._trial_outcomes(s.id) r
+	  JOIN tuner.trial t ON t.id = r.trial
 	 WHERE r.value IS NOT NULL;
 	SELECT COALESCE(pg_catalog.array_agg(t.number::float8 ORDER BY t.number), '{}')
 	  INTO v_failed
@@ -188,9 +194,9 @@ BEGIN
 	 WHERE t.study_id = s.id AND t.state = 'complete' AND t.source = 'default'
 	 ORDER BY t.number LIMIT 1;
 	RETURN tuner._plot_convergence(
-		COALESCE(o.title, pg_catalog.format('%s: %s by trial (%s)', s.name, s.objective, s.direction)),
-		tuner._plot_metric_label(s.id, s.objective),
-		v_numbers, v_values, v_feasible, v_best, v_failed, v_default,
+		ARRAY[COALESCE(o.title, pg_catalog.format('%s: %s by trial (%s)', s.name, s.objective, s.direction)),
+			  'trial', tuner._plot_metric_label(s.id, s.objective)],
+		v_numbers, v_values, v_feasible, v_disturbed, v_best, v_failed, v_default,
 		s.direction = 'minimize', o.log_y, o.width, o.height);
 END;
 $$;

@@ -76,7 +76,9 @@ SELECT s.id,
 	   s.owner,
 	   s.created_at,
 	   s.runner,
-	   s.algorithm
+	   s.algorithm,
+	   (SELECT pg_catalog.count(*) FROM tuner.trial t
+		 WHERE t.study_id = s.id AND t.state = 'complete' AND t.disturbed) AS disturbed
   FROM tuner.study s;
 
 -- What is running now: one row per running trial that can still finish,
@@ -103,7 +105,9 @@ SELECT s.name AS study,
 	   t.heartbeat_at,
 	   t.lease_expires_at,
 	   tuner._last_seen(t) AS last_seen,
-	   pg_catalog.clock_timestamp() - tuner._last_seen(t) AS silent_for
+	   pg_catalog.clock_timestamp() - tuner._last_seen(t) AS silent_for,
+	   (SELECT pg_catalog.count(*) FROM tuner.trial c
+		 WHERE c.study_id = s.id AND c.state = 'complete' AND c.disturbed) AS disturbed
   FROM tuner.trial t
   JOIN tuner.study s ON s.id = t.study_id
  WHERE t.state = 'running'
@@ -194,6 +198,12 @@ COMMENT ON COLUMN tuner.progress.alive IS
 
 COMMENT ON COLUMN tuner.progress.last_seen IS
 	'The trial''s last sign of life: its last heartbeat, else its start';
+
+COMMENT ON COLUMN tuner.progress.disturbed IS
+	'How many of the study''s complete trials ran while the machine was busy (tuner.trial.disturbed): their values are less certain';
+
+COMMENT ON COLUMN tuner.studies.disturbed IS
+	'How many of the study''s complete trials ran while the machine was busy (tuner.trial.disturbed)';
 
 COMMENT ON COLUMN tuner.progress.silent_for IS
 	'Time since last_seen; a trial without a lease silent for longer than its study''s abandon_after_s is reaped as abandoned';

@@ -400,7 +400,7 @@ test_legend_placement(void)
 	double value[40];
 	double box[4];
 	ConvergencePlot p = {"legend", "y", 40, number, value, 0, NULL, 0, 0,
-						 1, 0, 720, 480, NULL, NULL};
+						 1, 0, 720, 480, NULL, NULL, NULL, NULL};
 	TunerStatus status;
 	char *svg = NULL;
 	int i;
@@ -516,9 +516,10 @@ test_convergence(void)
 	double value[] = {10, 4, 7, 2};
 	double failed[] = {4};
 	int feasible[] = {1, 1, 1, 0};
+	int disturbed[] = {0, 1, 0, 1};
 	double best[] = {NAN, 4, 4, 4};
 	ConvergencePlot p = {"study \"a<b\" & co", "value <ms>", 4, number,
-						 value, 1, failed, 1, 8.0, 1, 0, 720, 480, NULL, NULL};
+						 value, 1, failed, 1, 8.0, 1, 0, 720, 480, NULL, NULL, NULL, NULL};
 	TunerStatus status;
 	char *svg = NULL;
 
@@ -549,6 +550,17 @@ test_convergence(void)
 	best[1] = INFINITY;
 	CHECK(plot_convergence(&p, &svg, &status) == TUNER_ERR_INVALID);
 	best[1] = 4;
+	/* trials 2 and 5 ran on a busy machine: orange, 5 an orange ring */
+	p.disturbed = disturbed;
+	CHECK(plot_convergence(&p, &svg, &status) == TUNER_OK);
+	CHECK(svg != NULL && well_formed(svg) && legend_clear(svg));
+	CHECK(svg != NULL && count(svg, "(disturbed)</title>") == 2);
+	CHECK(svg != NULL && strstr(svg, "fill=\"#ff7f0e\"><title>trial 2: 4 "
+									 "(disturbed)</title>"));
+	CHECK(svg != NULL && strstr(svg, "stroke=\"#ff7f0e\"") != NULL);
+	CHECK(svg != NULL && strstr(svg, ">disturbed</text>"));
+	free(svg);
+	p.disturbed = NULL;
 	p.best = NULL;
 	p.feasible = NULL;
 
