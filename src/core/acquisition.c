@@ -163,6 +163,88 @@ ranked_desc(const void *a, const void *b)
 	return ra->index - rb->index; /* stable, so results are reproducible */
 }
 
+static int
+double_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a;
+	double y = *(const double *)b;
+
+	return x > y ? -1 : x < y ? 1 : 0;
+}
+
+/* The n_keep-th largest value of ranked[0 .. n) (n >= n_keep >= 1). */
+static double
+kth_value(const Ranked *ranked, int n, int n_keep, double *values)
+{
+	int j;
+
+	for (j = 0; j < n; j++)
+		values[j] = ranked[j].value;
+	qsort(values, n, sizeof(double), double_desc);
+	return values[n_keep - 1];
+}
+
+/*
+ * Add the feasibility term to the n candidates' log EI (ranked[j], in
+ * candidate order), or with without_ei make it their value.  The term is
+ * a log probability, never positive, so a candidate whose log EI is below
+ * the n_keep-th best sum found so far cannot be among the n_keep best
+ * (the starts refined and the points returned): candidates are scored in
+ * blocks in order of log EI until the next one's log EI falls below that
+ * bar, and the rest get -inf.  A scored candidate's sum is the one
+ * scoring all of them gives (up to the last bits of the term's BLAS
+ * products, which are blocked by the batch's size), so the n_keep best
+ * are the same.  log_p and values are scratch of n doubles each.
+ */
+static TunerErrorCode
+score_feasibility(const PosteriorFeasibility *f, const double *cand, int d,
+				  int n, int n_keep, Ranked *ranked, double *log_p,
+				  double *values, TunerStatus *status)
+{
+	double *gathered;
+	TunerErrorCode rc = TUNER_OK;
+	int scored = 0;
+	int j;
+
+	if (f->without_ei || n_keep >= n)
+	{
+		rc = f->batch(f->state, cand, n, log_p, status);
+		for (j = 0; rc == TUNER_OK && j < n; j++)
+			ranked[j].value =
+				f->without_ei ? log_p[j] : ranked[j].value + log_p[j];
+		return rc;
+	}
+	gathered = tuner_alloc(sizeof(double) * (size_t)n * d);
+	if (gathered == NULL)
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory scoring feasibility");
+	qsort(ranked, n, sizeof(Ranked), ranked_desc);
+	while (scored < n)
+	{
+		int block = scored == 0 ? n_keep : n_keep / 2 + 1;
+
+		if (block > n - scored)
+			block = n - scored;
+		for (j = 0; j < block; j++)
+			memcpy(gathered + (size_t)j * d,
+				   cand + (size_t)ranked[scored + j].index * d,
+				   sizeof(double) * d);
+		rc = f->batch(f->state, gathered, block, log_p, status);
+		if (rc != TUNER_OK)
+			break;
+		for (j = 0; j < block; j++)
+			ranked[scored + j].value += log_p[j];
+		scored += block;
+		if (scored < n &&
+			ranked[scored].value < kth_value(ranked, scored, n_keep, values))
+			break;
+	}
+	for (j = scored; j < n; j++)
+		ranked[j].value = -INFINITY;
+	tuner_free(gathered);
+	return rc;
+}
+
 /*
  * Fill candidates: uniform points, then perturbations of the incumbents (a
  * categorical dimension, categories[k] > 0, moves to another choice's
@@ -358,15 +440,12 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 	}
 	if (post->feasibility != NULL)
 	{
-		const PosteriorFeasibility *f = post->feasibility;
-
-		/* mean is free again: it holds log P(feasible) now */
-		rc = f->batch(f->state, cand, n_cand, mean, status);
+		/* mean and sd are free again: scratch for the feasibility term */
+		rc = score_feasibility(post->feasibility, cand, d, n_cand,
+							   n_refine > max_out ? n_refine : max_out, ranked,
+							   mean, sd, status);
 		if (rc != TUNER_OK)
 			goto done;
-		for (j = 0; j < n_cand; j++)
-			ranked[j].value =
-				f->without_ei ? mean[j] : ranked[j].value + mean[j];
 	}
 	qsort(ranked, n_cand, sizeof(Ranked), ranked_desc);
 

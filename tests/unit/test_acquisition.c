@@ -4,10 +4,12 @@
  *	  batch prediction path, and that maximisation finds a known optimum.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "acquisition.h"
 #include "gp.h"
+#include "posterior.h"
 #include "log_ei.h"
 #include "matern.h"
 #include "rng.h"
@@ -40,6 +42,169 @@ toy_model(int n, int d, uint64_t seed)
 	m->mean = 0.0;
 	gp_prepare(m, &status);
 	return m;
+}
+
+/*
+ * A feasibility term for the tests: log P(feasible) = log Phi((0.8 - u0 -
+ * u1) / 0.1), counting the points its batch scores.
+ */
+static int toy_scored;
+
+static double
+toy_log_p(const void *state, const double *u, double *grad, double *scratch)
+{
+	double		z = (0.8 - u[0] - u[1]) / 0.1;
+	int			k;
+
+	if (grad != NULL)
+	{
+		int			d = *(const int *) state;
+
+		for (k = 0; k < d; k++)
+			grad[k] = 0.0;
+		grad[0] = grad[1] = -dlog_normal_cdf(z) / 0.1;
+	}
+	return log_normal_cdf(z);
+}
+
+static TunerErrorCode
+toy_log_p_batch(const void *state, const double *u, int m, double *log_p,
+				TunerStatus *status)
+{
+	int			d = *(const int *) state;
+	int			j;
+
+	for (j = 0; j < m; j++)
+		log_p[j] = toy_log_p(state, u + (size_t) j * d, NULL, NULL);
+	toy_scored += m;
+	return TUNER_OK;
+}
+
+/* Equal up to rounding in the last bits. */
+static int
+close_rel(double a, double b)
+{
+	return fabs(a - b) <= 1e-12 * (1.0 + fabs(a));
+}
+
+/*
+ * With a feasibility term the candidates are scored lazily in order of
+ * log EI: the head of the ranking (the max_out points returned) is the
+ * one scoring every candidate gives, from fewer scored candidates (bit
+ * for bit with a term computed point by point).  A GP's batch prediction
+ * of a point depends on the other points of the batch only in the last
+ * bits (BLAS blocks its products by the batch's size).
+ */
+static void
+test_lazy_feasibility(void)
+{
+	int			d = 4;
+	GpModel    *m = toy_model(40, d, 3);
+	GpModel    *big = toy_model(110, 10, 5);
+	Posterior	post;
+	PosteriorFeasibility f = {toy_log_p, toy_log_p_batch, &d, 0, 0};
+	AcquisitionOptions opt;
+	TunerStatus status;
+	TunerRng	rng;
+	double		best = m->y[0];
+	double		lazy_points[32 * 4],
+				lazy_values[32];
+	double	   *all_points = malloc(sizeof(double) * 2000 * 4);
+	double	   *all_values = malloc(sizeof(double) * 2000);
+	int			n_lazy = 0,
+				n_all = 0,
+				scored_lazy,
+				scored_all,
+				i;
+
+	for (i = 1; i < m->n; i++)
+		best = fmin(best, m->y[i]);
+	gp_posterior(m, &post);
+	post.feasibility = &f;
+	acquisition_options_init(&opt, d);
+
+	toy_scored = 0;
+	rng_seed(&rng, 99);
+	CHECK(acquisition_rank(&post, best, m->x, 2, &opt, &rng, 32, lazy_points,
+						   lazy_values, &n_lazy, &status) == TUNER_OK);
+	scored_lazy = toy_scored;
+	toy_scored = 0;
+	rng_seed(&rng, 99);
+	CHECK(acquisition_rank(&post, best, m->x, 2, &opt, &rng, 2000, all_points,
+						   all_values, &n_all, &status) == TUNER_OK);
+	scored_all = toy_scored;
+	CHECK(n_lazy == 32 && n_all > 32);
+	CHECK(scored_all == opt.n_random + opt.n_local);
+	CHECK(scored_lazy >= 32 && scored_lazy < scored_all);
+	CHECK(memcmp(lazy_points, all_points, sizeof(lazy_points)) == 0);
+	CHECK(memcmp(lazy_values, all_values, sizeof(lazy_values)) == 0);
+
+	/* without an incumbent the term alone ranks: every candidate scored */
+	f.without_ei = 1;
+	toy_scored = 0;
+	CHECK(acquisition_rank(&post, best, m->x, 2, &opt, &rng, 32, lazy_points,
+						   lazy_values, &n_lazy, &status) == TUNER_OK);
+	CHECK(toy_scored == opt.n_random + opt.n_local);
+
+	/* batch independence: 1024 points at once, in blocks, and reversed */
+	{
+		int			n_pts = 1024;
+		double	   *u = malloc(sizeof(double) * n_pts * 10);
+		double	   *rev = malloc(sizeof(double) * n_pts * 10);
+		double	   *mean = malloc(sizeof(double) * n_pts);
+		double	   *sd = malloc(sizeof(double) * n_pts);
+		double	   *mean2 = malloc(sizeof(double) * n_pts);
+		double	   *sd2 = malloc(sizeof(double) * n_pts);
+		double	   *a = malloc(sizeof(double) * 110 * 11);
+		double	   *w = malloc(sizeof(double) * n_pts * 11);
+		double	   *w2 = malloc(sizeof(double) * n_pts * 11);
+		int			first,
+					same = 1;
+
+		rng_seed(&rng, 5);
+		for (i = 0; i < n_pts * 10; i++)
+			u[i] = rng_uniform(&rng);
+		for (i = 0; i < 110 * 11; i++)
+			a[i] = rng_uniform(&rng) - 0.5;
+		for (i = 0; i < n_pts; i++)
+			memcpy(rev + (size_t) i * 10, u + (size_t) (n_pts - 1 - i) * 10,
+				   sizeof(double) * 10);
+		CHECK(gp_predict_weights(big, u, n_pts, a, 11, w, mean, sd, &status) == TUNER_OK);
+		for (first = 0; first < n_pts; first += 129)
+		{
+			int			c = n_pts - first < 129 ? n_pts - first : 129;
+
+			CHECK(gp_predict_weights(big, u + (size_t) first * 10, c, a, 11,
+									 w2 + (size_t) first * 11, mean2 + first,
+									 sd2 + first, &status) == TUNER_OK);
+		}
+		for (i = 0; i < n_pts; i++)
+			if (!close_rel(mean[i], mean2[i]) || !close_rel(sd[i], sd2[i]) ||
+				!close_rel(w[i * 11], w2[i * 11]) ||
+				!close_rel(w[i * 11 + 10], w2[i * 11 + 10]))
+				same = 0;
+		CHECK(same);
+		CHECK(gp_predict_weights(big, rev, n_pts, a, 11, w2, mean2, sd2, &status) == TUNER_OK);
+		for (i = 0; i < n_pts; i++)
+			if (!close_rel(mean2[i], mean[n_pts - 1 - i]) ||
+				!close_rel(sd2[i], sd[n_pts - 1 - i]) ||
+				!close_rel(w2[i * 11 + 3], w[(n_pts - 1 - i) * 11 + 3]))
+				same = 0;
+		CHECK(same);
+		free(u);
+		free(rev);
+		free(mean);
+		free(sd);
+		free(mean2);
+		free(sd2);
+		free(a);
+		free(w);
+		free(w2);
+	}
+	free(all_points);
+	free(all_values);
+	gp_model_free(m);
+	gp_model_free(big);
 }
 
 void
@@ -256,4 +421,5 @@ test_acquisition(void)
 		}
 	}
 	gp_model_free(m);
+	test_lazy_feasibility();
 }
