@@ -170,6 +170,19 @@ SELECT tuner.set_runner('hs_run', 'hs_se_nan');
 SELECT tuner.step('hs_run') ->> 'error' AS error;
 SELECT number, state, value, std_error FROM tuner.trials WHERE study = 'hs_run' ORDER BY number;
 
+-- An agent's runner output (tuner.agent_finish) the same way.
+SELECT tuner.create_study('hs_agent', 'y', settings => '{"seed": 1}') > 0 AS created;
+SELECT tuner.add_parameter('hs_agent', 'x', 'float', 0, 1);
+SELECT trial AS ta FROM tuner.agent_claim('hs_agent', 'hs-agent-1') \gset
+SELECT f ->> 'state' AS state
+  FROM tuner.agent_finish(:ta, 'hs-agent-1', 0, 'exited with exit code 0',
+						  '{"y": 2.5, "_std_error": {"y": 0.125}}', '', 1.5, NULL, NULL) f;
+SELECT trial AS tb FROM tuner.agent_claim('hs_agent', 'hs-agent-1') \gset
+SELECT f ->> 'state' AS state, f ->> 'error' AS error
+  FROM tuner.agent_finish(:tb, 'hs-agent-1', 0, 'exited with exit code 0',
+						  '{"y": 2.5, "_std_error": {"y": -1}}', '', 1.5, NULL, NULL) f;
+SELECT number, state, value, std_error FROM tuner.trials WHERE study = 'hs_agent' ORDER BY number;
+
 -- copy_trials keeps the standard errors.
 SELECT tuner.create_study('hs_copy', 'y', settings => '{"seed": 1}') > 0 AS created;
 SELECT tuner.add_parameter('hs_copy', 'x', 'float', 0, 1);
