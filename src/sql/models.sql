@@ -10,7 +10,7 @@
 
 CREATE OR REPLACE FUNCTION tuner._gp_fit(x float8[], y float8[], restarts int,
 							  max_evals int, seed bigint, use_priors bool,
-							  min_noise float8, std_error float8[],
+							  min_noise float8, std_error float8[] DEFAULT NULL,
 							  OUT lengthscales float8[], OUT outputscale float8,
 							  OUT noise float8, OUT mean float8,
 							  OUT log_likelihood float8)
@@ -21,7 +21,7 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION tuner._gp_predict(train_x float8[], train_y float8[],
 								  lengthscales float8[], outputscale float8,
 								  noise float8, mean float8, x float8[],
-								  std_error float8[],
+								  std_error float8[] DEFAULT NULL,
 								  OUT mean float8[], OUT sd float8[])
 RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_gp_predict_arrays'
@@ -30,7 +30,7 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION tuner._gp_log_likelihood(train_x float8[], train_y float8[],
 										 lengthscales float8[],
 										 outputscale float8, noise float8,
-										 mean float8, std_error float8[])
+										 mean float8, std_error float8[] DEFAULT NULL)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'tuner_gp_log_likelihood_arrays'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
