@@ -131,6 +131,13 @@ extern TunerErrorCode gp_model_set_categories(GpModel *model,
 											  TunerStatus *status);
 
 /*
+ * The largest extra noise variance in normalised units (y's variance 1):
+ * a point with that much is as good as left out (tests/unit), and a
+ * larger one, or one that overflows when scaled, is taken as this.
+ */
+#define GP_MAX_EXTRA_NOISE 1e12
+
+/*
  * Give the model per-point extra noise variances (n values, copied; NULL
  * or all zero: none).  TUNER_ERR_INVALID for a negative or non-finite one.
  */

@@ -618,7 +618,18 @@ gp_fit(const double *x, const double *y, int n, int d,
 			goto done;
 		}
 		for (i = 0; i < n; i++)
-			extra[i] = options->extra_noise[i] / (y_sd * y_sd);
+		{
+			if (!(options->extra_noise[i] >= 0.0) ||
+				!isfinite(options->extra_noise[i]))
+			{
+				rc = tuner_fail(
+					status, TUNER_ERR_INVALID,
+					"extra noise %d must be non-negative and finite", i + 1);
+				goto done;
+			}
+			extra[i] = fmin(options->extra_noise[i] / (y_sd * y_sd),
+							GP_MAX_EXTRA_NOISE);
+		}
 		scaled.extra_noise = extra;
 	}
 

@@ -126,7 +126,8 @@ suggest_gp_extra_noise(const SuggestInput *in, const OutputWarp *warp,
 		{
 			double t = se / output_warp_slope(warp, z[i]) / y_sd;
 
-			extra[i] = t * t;
+			/* a huge (or overflowing) one: the point is as good as gone */
+			extra[i] = fmin(t * t, GP_MAX_EXTRA_NOISE);
 		}
 		else if (in->disturbed != NULL && in->disturbed[i])
 			extra[i] = SUGGEST_DISTURBED_NOISE;

@@ -247,6 +247,13 @@ check_fit_units(void)
 	CHECK_CLOSE(b->outputscale, 100.0 * a->outputscale, 1e-6);
 	gp_model_free(a);
 	gp_model_free(b);
+
+	/* a negative or NaN one is refused */
+	extra[2] = -1.0;
+	opt.extra_noise = extra;
+	CHECK(gp_fit(x, y, N, D, &opt, &a, &status) == TUNER_ERR_INVALID && a == NULL);
+	extra[2] = NAN;
+	CHECK(gp_fit(x, y, N, D, &opt, &a, &status) == TUNER_ERR_INVALID && a == NULL);
 }
 
 /* GP-EI's extra noise of each observed value */
@@ -306,6 +313,12 @@ check_suggest_extra(void)
 	CHECK_CLOSE(extra[0], pow(0.5 / (2.0 + 0.0) / 0.7, 2), 1e-12);
 	CHECK_CLOSE(extra[3], pow(0.3 / (2.0 + 8.0) / 0.7, 2), 1e-12);
 	CHECK(extra[1] == SUGGEST_DISTURBED_NOISE);
+	tuner_free(extra);
+
+	/* a standard error whose square overflows: the largest extra noise */
+	se[0] = 1e300;
+	CHECK(suggest_gp_extra_noise(&in, &warp, z, 0.7, &extra, &status) == TUNER_OK);
+	CHECK(extra[0] == GP_MAX_EXTRA_NOISE);
 	tuner_free(extra);
 }
 
