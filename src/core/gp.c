@@ -62,6 +62,7 @@ gp_model_free(GpModel *model)
 	tuner_free(model->chol);
 	tuner_free(model->alpha);
 	tuner_free(model->categories);
+	tuner_free(model->extra_noise);
 	tuner_free(model);
 }
 
@@ -72,6 +73,44 @@ gp_model_set_categories(GpModel *model, const int *categories,
 {
 	return matern_copy_categories(&model->categories, categories, model->d,
 								  status);
+}
+
+/* Any nonzero extra noise; see gp.h. */
+int
+gp_has_extra_noise(const double *extra_noise, int n)
+{
+	int i;
+
+	if (extra_noise == NULL)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (extra_noise[i] != 0.0)
+			return 1;
+	return 0;
+}
+
+/* Set the model's per-point extra noise; see gp.h. */
+TunerErrorCode
+gp_model_set_extra_noise(GpModel *model, const double *extra_noise,
+						 TunerStatus *status)
+{
+	int i;
+
+	tuner_free(model->extra_noise);
+	model->extra_noise = NULL;
+	if (!gp_has_extra_noise(extra_noise, model->n))
+		return TUNER_OK;
+	for (i = 0; i < model->n; i++)
+		if (!(extra_noise[i] >= 0.0) || !isfinite(extra_noise[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "extra noise %d must be non-negative and finite",
+							  i + 1);
+	model->extra_noise = tuner_alloc(sizeof(double) * model->n);
+	if (model->extra_noise == NULL)
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory for a %d-point model", model->n);
+	memcpy(model->extra_noise, extra_noise, sizeof(double) * model->n);
+	return TUNER_OK;
 }
 
 /* Check that the hyperparameters can define a kernel. */
@@ -129,6 +168,9 @@ gp_prepare(GpModel *model, TunerStatus *status)
 				  model->outputscale, model->chol);
 	for (i = 0; i < n; i++)
 		model->chol[i + (size_t)i * n] += model->noise;
+	if (model->extra_noise != NULL)
+		for (i = 0; i < n; i++)
+			model->chol[i + (size_t)i * n] += model->extra_noise[i];
 	rc = linalg_cholesky(model->chol, n, work, &model->jitter, status);
 	tuner_free(work);
 	tuner_free(inv_ls);

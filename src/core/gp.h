@@ -36,6 +36,15 @@ typedef struct GpModel
 	 * choices.  Set with gp_model_set_categories.
 	 */
 	int *categories;
+	/*
+	 * n, owned by the model, or NULL (the default): each point's extra
+	 * noise variance (a measurement's known standard error squared, or the
+	 * inflation of a disturbed trial), so that point i is y_i = m + f(x_i)
+	 * + e_i with e_i ~ N(0, noise + extra_noise[i]) and K gets diag(noise +
+	 * extra_noise[i]).  Set with gp_model_set_extra_noise; NULL is the
+	 * homoscedastic model, bit for bit.
+	 */
+	double *extra_noise;
 
 	/* Filled by gp_prepare. */
 	double *chol;          /* n * n lower Cholesky factor of K + jitter */
@@ -74,6 +83,14 @@ typedef struct GpFitOptions
 	 * was computed.
 	 */
 	int legacy_priors;
+	/*
+	 * n values in the units of the data fitted (normalised for
+	 * gp_fit_standardized, the caller's for gp_fit), or NULL: each point's
+	 * extra noise variance (GpModel.extra_noise), held fixed while the
+	 * homoscedastic noise and the other hyperparameters are fitted.  NULL
+	 * or all zero is the fit without it, bit for bit.
+	 */
+	const double *extra_noise;
 } GpFitOptions;
 
 /*
@@ -112,6 +129,24 @@ extern void gp_model_free(GpModel *model);
 extern TunerErrorCode gp_model_set_categories(GpModel *model,
 											  const int *categories,
 											  TunerStatus *status);
+
+/*
+ * The largest extra noise variance in normalised units (y's variance 1):
+ * a point with that much is as good as left out (tests/unit), and a
+ * larger one, or one that overflows when scaled, is taken as this.
+ */
+#define GP_MAX_EXTRA_NOISE 1e12
+
+/*
+ * Give the model per-point extra noise variances (n values, copied; NULL
+ * or all zero: none).  TUNER_ERR_INVALID for a negative or non-finite one.
+ */
+extern TunerErrorCode gp_model_set_extra_noise(GpModel *model,
+											   const double *extra_noise,
+											   TunerStatus *status);
+
+/* 1 if any of n extra noise variances is nonzero (NULL: 0). */
+extern int gp_has_extra_noise(const double *extra_noise, int n);
 
 /*
  * Factorise K and compute alpha and the log marginal likelihood.  Retries
@@ -207,5 +242,17 @@ gp_fit_objective_metric(const double *x, const double *y, int n, int d,
 						const int *categories, int use_priors,
 						const double *theta, double *value, double *grad,
 						TunerStatus *status);
+
+/*
+ * The same with per-point extra noise variances (n values on K's diagonal,
+ * GpModel.extra_noise; NULL = none).  They are constants of the fit, so
+ * the gradient's form is unchanged, but K^-1 in it is that of the
+ * heteroscedastic K.
+ */
+extern TunerErrorCode
+gp_fit_objective_noise(const double *x, const double *y, int n, int d,
+					   const int *categories, const double *extra_noise,
+					   int use_priors, const double *theta, double *value,
+					   double *grad, TunerStatus *status);
 
 #endif /* TUNER_GP_H */

@@ -66,6 +66,7 @@ typedef struct FitProblem
 	int n;
 	int d;
 	int use_priors;
+	const double *extra; /* n extra noise variances, or NULL */
 	GpPrior prior;
 	double *k;       /* n * n: K, then L, then K^-1 */
 	double *work;    /* n * n scratch for the Cholesky retries */
@@ -175,6 +176,8 @@ problem_gram(FitProblem *p, double s, double noise)
 		if (j % 256 == 0 && tuner_check_interrupt(p->status) != TUNER_OK)
 			return TUNER_ERR_INTERRUPTED;
 		p->k[j + (size_t)j * n] = s + noise;
+		if (p->extra != NULL)
+			p->k[j + (size_t)j * n] += p->extra[j];
 		for (i = j + 1; i < n; i++, pair++)
 		{
 			double sr = MATERN_SQRT5 * sqrt(p->r2[pair]);
@@ -420,8 +423,18 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "y contains NaN or infinity");
 
+	if (gp_has_extra_noise(options->extra_noise, n))
+		for (k = 0; k < n; k++)
+			if (!(options->extra_noise[k] >= 0.0) ||
+				!isfinite(options->extra_noise[k]))
+				return tuner_fail(
+					status, TUNER_ERR_INVALID,
+					"extra noise %d must be non-negative and finite", k + 1);
+
 	rc = problem_init(&p, x, y, n, d, options->categories, options->use_priors,
 					  options->legacy_priors, status);
+	if (gp_has_extra_noise(options->extra_noise, n))
+		p.extra = options->extra_noise;
 	lower = tuner_alloc(sizeof(double) * dim);
 	upper = tuner_alloc(sizeof(double) * dim);
 	theta = tuner_alloc(sizeof(double) * dim);
@@ -503,6 +516,8 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 	model->mean = p.best_theta[d + 2];
 	rc = gp_model_set_categories(model, options->categories, status);
 	if (rc == TUNER_OK)
+		rc = gp_model_set_extra_noise(model, p.extra, status);
+	if (rc == TUNER_OK)
 		rc = gp_prepare(model, status);
 	if (rc != TUNER_OK)
 	{
@@ -530,6 +545,8 @@ gp_fit(const double *x, const double *y, int n, int d,
 	double *yn = NULL;
 	double *lo = NULL;
 	double *range = NULL;
+	double *extra = NULL;
+	GpFitOptions scaled;
 	double y_mean = 0.0;
 	double y_sd = 0.0;
 	GpModel *fitted = NULL;
@@ -589,8 +606,34 @@ gp_fit(const double *x, const double *y, int n, int d,
 		y_sd = 1.0;
 	for (i = 0; i < n; i++)
 		yn[i] = (y[i] - y_mean) / y_sd;
+	/* extra noise variances in units of y's variance */
+	scaled = *options;
+	if (gp_has_extra_noise(options->extra_noise, n))
+	{
+		extra = tuner_alloc(sizeof(double) * n);
+		if (extra == NULL)
+		{
+			rc = tuner_fail(status, TUNER_ERR_NOMEM,
+							"out of memory fitting a model");
+			goto done;
+		}
+		for (i = 0; i < n; i++)
+		{
+			if (!(options->extra_noise[i] >= 0.0) ||
+				!isfinite(options->extra_noise[i]))
+			{
+				rc = tuner_fail(
+					status, TUNER_ERR_INVALID,
+					"extra noise %d must be non-negative and finite", i + 1);
+				goto done;
+			}
+			extra[i] = fmin(options->extra_noise[i] / (y_sd * y_sd),
+							GP_MAX_EXTRA_NOISE);
+		}
+		scaled.extra_noise = extra;
+	}
 
-	rc = gp_fit_standardized(xn, yn, n, d, options, &fitted, status);
+	rc = gp_fit_standardized(xn, yn, n, d, &scaled, &fitted, status);
 	if (rc != TUNER_OK)
 		goto done;
 
@@ -609,6 +652,8 @@ gp_fit(const double *x, const double *y, int n, int d,
 	model->mean = y_mean + fitted->mean * y_sd;
 	rc = gp_model_set_categories(model, options->categories, status);
 	if (rc == TUNER_OK)
+		rc = gp_model_set_extra_noise(model, options->extra_noise, status);
+	if (rc == TUNER_OK)
 		rc = gp_prepare(model, status);
 	if (rc != TUNER_OK)
 	{
@@ -622,6 +667,7 @@ done:
 	tuner_free(yn);
 	tuner_free(lo);
 	tuner_free(range);
+	tuner_free(extra);
 	*out = model;
 	return rc;
 }
@@ -643,10 +689,23 @@ gp_fit_objective_metric(const double *x, const double *y, int n, int d,
 						const double *theta, double *value, double *grad,
 						TunerStatus *status)
 {
+	return gp_fit_objective_noise(x, y, n, d, categories, NULL, use_priors,
+								  theta, value, grad, status);
+}
+
+/* One evaluation with per-point extra noise; see gp.h. */
+TunerErrorCode
+gp_fit_objective_noise(const double *x, const double *y, int n, int d,
+					   const int *categories, const double *extra_noise,
+					   int use_priors, const double *theta, double *value,
+					   double *grad, TunerStatus *status)
+{
 	FitProblem p;
 	TunerErrorCode rc;
 
 	rc = problem_init(&p, x, y, n, d, categories, use_priors, 0, status);
+	if (rc == TUNER_OK && gp_has_extra_noise(extra_noise, n))
+		p.extra = extra_noise;
 	if (rc == TUNER_OK)
 		rc = problem_eval(&p, theta, value, grad);
 	problem_free(&p);

@@ -30,6 +30,16 @@ typedef enum SuggestAlgorithm
 	SUGGEST_ALG_CLUSTERED_ICM
 } SuggestAlgorithm;
 
+/*
+ * The extra noise variance of a disturbed trial's value that has no
+ * standard error, in units of the variance of the standardised objective
+ * (the observed values' sample variance, after the output warp): its noise
+ * sd is at least half the spread of the values observed, so such a value
+ * moves the model about as much as four undisturbed ones would at the same
+ * point.
+ */
+#define SUGGEST_DISTURBED_NOISE 0.25
+
 typedef struct SuggestInput
 {
 	const ParamSpec *params;
@@ -38,6 +48,19 @@ typedef struct SuggestInput
 	const double *x_observed; /* completed trials, n_observed * d */
 	const double *y_observed; /* their objective, to be minimised */
 	int n_observed;
+
+	/*
+	 * Known noise of each observed value (GP-EI only; the other algorithms
+	 * ignore it).  y_std_error: n_observed standard errors in the units of
+	 * y_observed, NaN = not known, or NULL = none; disturbed: n_observed
+	 * flags (1 = the trial ran on a disturbed machine), or NULL.  A value
+	 * with a standard error gets the extra noise variance se^2 carried
+	 * through the output warp and the standardisation; a disturbed one
+	 * without, SUGGEST_DISTURBED_NOISE (suggest_gp.c).  With neither, the
+	 * step is exactly the homoscedastic one.
+	 */
+	const double *y_std_error;
+	const int *disturbed;
 
 	const double *x_pending; /* running trials, fantasised */
 	int n_pending;

@@ -49,6 +49,19 @@ believer_model(const SuggestInput *in, const GpModel *fitted, GpModel **out,
 	}
 	memcpy(model->x, fitted->x, sizeof(double) * n * d);
 	memcpy(model->y, fitted->y, sizeof(double) * n);
+	if (fitted->extra_noise != NULL)
+	{
+		/* the fantasies are the model's own means: no extra noise */
+		model->extra_noise = tuner_alloc_zero(sizeof(double) * (n + p));
+		if (model->extra_noise == NULL)
+		{
+			gp_model_free(model);
+			tuner_free(sd);
+			return tuner_fail(status, TUNER_ERR_NOMEM,
+							  "out of memory for pending trials");
+		}
+		memcpy(model->extra_noise, fitted->extra_noise, sizeof(double) * n);
+	}
 	for (i = 0; i < p; i++)
 		space_to_unit(in->params, d,
 					  i < in->n_pending
@@ -77,6 +90,99 @@ believer_model(const SuggestInput *in, const GpModel *fitted, GpModel **out,
 	return TUNER_OK;
 }
 
+/*
+ * Each observed value's extra noise variance in the standardised units the
+ * GP models (SuggestInput.y_std_error, .disturbed): a standard error se of
+ * y becomes, by the delta method through the warp z(y) and the
+ * standardisation (z - y_mean) / y_sd,
+ *
+ *   extra = (se * z'(y) / y_sd)^2,   z'(y) = 1 / output_warp_slope(z(y)),
+ *
+ * and a disturbed value without one SUGGEST_DISTURBED_NOISE.  Returns NULL
+ * in *out when no value has any (the homoscedastic step, bit for bit).
+ */
+TunerErrorCode
+suggest_gp_extra_noise(const SuggestInput *in, const OutputWarp *warp,
+					   const double *z, double y_sd, double **out,
+					   TunerStatus *status)
+{
+	int n = in->n_observed;
+	double *extra;
+	int any = 0;
+	int i;
+
+	*out = NULL;
+	if (in->y_std_error == NULL && in->disturbed == NULL)
+		return TUNER_OK;
+	extra = tuner_alloc_zero(sizeof(double) * n);
+	if (extra == NULL)
+		return tuner_fail(status, TUNER_ERR_NOMEM,
+						  "out of memory suggesting a trial");
+	for (i = 0; i < n; i++)
+	{
+		double se = in->y_std_error != NULL ? in->y_std_error[i] : NAN;
+
+		if (isfinite(se) && se >= 0.0)
+		{
+			double t = se / output_warp_slope(warp, z[i]) / y_sd;
+
+			/* a huge (or overflowing) one: the point is as good as gone */
+			extra[i] = fmin(t * t, GP_MAX_EXTRA_NOISE);
+		}
+		else if (in->disturbed != NULL && in->disturbed[i])
+			extra[i] = SUGGEST_DISTURBED_NOISE;
+		if (extra[i] > 0.0 && isfinite(extra[i]))
+			any = 1;
+		else
+			extra[i] = 0.0;
+	}
+	if (!any)
+	{
+		tuner_free(extra);
+		return TUNER_OK;
+	}
+	*out = extra;
+	return TUNER_OK;
+}
+
+/*
+ * The incumbent among the observed and running trials.  A value with extra
+ * noise counts by the posterior mean at its point, not by itself: a lucky
+ * draw of a noisy measurement is not a level to improve on.  The others
+ * count by their values, as without extra noise.
+ */
+static TunerErrorCode
+incumbent(const SuggestInput *in, const GpModel *model, const double *extra,
+		  double *best, TunerStatus *status)
+{
+	int n = in->n_observed;
+	int i;
+
+	*best = model->y[0];
+	for (i = 1; i < n + in->n_pending; i++)
+		*best = fmin(*best, model->y[i]);
+	if (extra == NULL)
+		return TUNER_OK;
+	*best = INFINITY;
+	for (i = 0; i < n + in->n_pending; i++)
+	{
+		double v = model->y[i];
+
+		if (i < n && extra[i] > 0.0)
+		{
+			double mu, sd;
+			TunerErrorCode rc = gp_predict(model, model->x + (size_t)i * in->d,
+										   1, &mu, &sd, status);
+
+			if (rc != TUNER_OK)
+				return rc;
+			v = mu;
+		}
+		*best = fmin(*best, v);
+	}
+	return TUNER_OK;
+}
+
 /* The GP model step; see suggest_internal.h. */
 TunerErrorCode
 suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
@@ -87,6 +193,8 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 	double *x = tuner_alloc(sizeof(double) * n * d);
 	double *y = tuner_alloc(sizeof(double) * n);
 	int *categories = tuner_alloc(sizeof(int) * d);
+	double *z = tuner_alloc(sizeof(double) * n);
+	double *extra = NULL;
 	double y_mean, y_sd, best;
 	OutputWarp warp;
 	GpModel *fitted = NULL;
@@ -97,7 +205,7 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 	TunerErrorCode rc = TUNER_OK;
 	int i;
 
-	if (!x || !y || !categories)
+	if (!x || !y || !categories || !z)
 	{
 		rc = tuner_fail(status, TUNER_ERR_NOMEM,
 						"out of memory suggesting a trial");
@@ -115,12 +223,17 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 	suggest_metric_scale(y, n, 1, &y_mean, &y_sd);
 	if (!(y_sd > 0.0) || !isfinite(y_sd))
 		y_sd = 1.0;
+	memcpy(z, y, sizeof(double) * n);
 	for (i = 0; i < n; i++)
 		y[i] = (y[i] - y_mean) / y_sd;
+	rc = suggest_gp_extra_noise(in, &warp, z, y_sd, &extra, status);
+	if (rc != TUNER_OK)
+		goto done;
 
 	gp_fit_options_init(&fit_options);
 	fit_options.seed = rng_next(rng);
 	fit_options.legacy_priors = !in->canonical;
+	fit_options.extra_noise = extra;
 	if (space_kernel_categories(in->params, d, categories) > 0)
 		fit_options.categories = categories;
 	if (in->warm_lengthscales != NULL && in->warm_outputscale > 0.0 &&
@@ -166,9 +279,9 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 		model = fitted;
 
 	/* the incumbent: observed and running trials, never a failed one */
-	best = model->y[0];
-	for (i = 1; i < n + in->n_pending; i++)
-		best = fmin(best, model->y[i]);
+	rc = incumbent(in, model, extra, &best, status);
+	if (rc != TUNER_OK)
+		goto done;
 
 	gp_posterior(model, &post);
 	rc = suggest_choose(in, &post, best, fitted->x, fitted->y, n, y_mean, y_sd,
@@ -199,6 +312,8 @@ done:
 	gp_model_free(fitted);
 	tuner_free(x);
 	tuner_free(y);
+	tuner_free(z);
+	tuner_free(extra);
 	tuner_free(categories);
 	return rc;
 }

@@ -137,6 +137,18 @@ extern TunerErrorCode suggest_icm_believer(const IcmModel *fitted,
 /* Seconds elapsed on CLOCK_MONOTONIC since start. */
 extern double suggest_seconds_since(const struct timespec *start);
 
+/*
+ * GP-EI's extra noise variance of each observed value (suggest_gp.c says
+ * how): warp as the step chose it, z the warped values, y_sd their
+ * standardisation.  *out is n_observed values, or NULL when none has any.
+ */
+struct OutputWarp;
+extern TunerErrorCode suggest_gp_extra_noise(const SuggestInput *in,
+											 const struct OutputWarp *warp,
+											 const double *z, double y_sd,
+											 double **out,
+											 TunerStatus *status);
+
 /* The model steps of each algorithm. */
 extern TunerErrorCode suggest_gp(const SuggestInput *in, TunerRng *rng,
 								 double *unit, SuggestResult *out,

@@ -8,7 +8,10 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -29,6 +32,7 @@ tuner_read_gp_training_data(FunctionCallInfo fcinfo, int xarg, int yarg,
 {
 	int ny;
 
+	args->extra_noise = NULL;
 	tuner_require_arg(fcinfo, xarg, xname);
 	tuner_require_arg(fcinfo, yarg, yname);
 	args->x = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(xarg), xname, false,
@@ -76,6 +80,58 @@ tuner_read_gp_hyperparameters(FunctionCallInfo fcinfo, int first, GpArgs *args)
 	tuner_check_finite(args->mean, "mean");
 }
 
+/*
+ * The extra noise variances of the n training points from the optional
+ * std_error float8[] argument argno (n standard errors in y's units, NULL
+ * where a point has none): their squares, or NULL when the argument is
+ * absent or NULL.
+ */
+static double *
+read_extra_noise(FunctionCallInfo fcinfo, int argno, int n)
+{
+	ArrayType *a;
+	Datum *datums;
+	bool *isnull;
+	double *extra;
+	int len;
+	int i;
+
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return NULL;
+	a = PG_GETARG_ARRAYTYPE_P(argno);
+	if (ARR_ELEMTYPE(a) != FLOAT8OID || ARR_NDIM(a) > 1)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+						errmsg("std_error must be a float8[] vector")));
+	deconstruct_array(a, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+					  TYPALIGN_DOUBLE, &datums, &isnull, &len);
+	if (len != n)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("std_error must have one element per row of x"),
+				 errdetail("std_error has %d elements but x has %d rows.", len,
+						   n)));
+	extra = palloc(mul_size(Max(n, 1), sizeof(double)));
+	for (i = 0; i < n; i++)
+	{
+		double se = isnull[i] ? 0.0 : DatumGetFloat8(datums[i]);
+
+		if (!(se >= 0.0) || !isfinite(se))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("std_error must be finite and not negative"),
+					 errdetail("Element %d is %g.", i + 1, se),
+					 errhint("Use NULL for a point whose standard error is "
+							 "not known.")));
+		extra[i] = se * se;
+		if (!isfinite(extra[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("std_error is too large: its square overflows"),
+					 errdetail("Element %d is %g.", i + 1, se)));
+	}
+	return extra;
+}
+
 /* Build and factorise a model from checked arguments. */
 static GpModel *
 prepare_model(const GpArgs *args, const char *what)
@@ -95,6 +151,9 @@ prepare_model(const GpArgs *args, const char *what)
 	model->outputscale = args->outputscale;
 	model->noise = args->noise;
 	model->mean = args->mean;
+	if (gp_model_set_extra_noise(model, args->extra_noise, &status) !=
+		TUNER_OK)
+		tuner_report_status(&status, what);
 	if (gp_prepare(model, &status) != TUNER_OK)
 		tuner_report_status(&status, what);
 	return model;
@@ -102,9 +161,12 @@ prepare_model(const GpArgs *args, const char *what)
 
 /*
  * tuner._gp_fit(x float8[], y float8[], restarts int, max_evals int,
- *				 seed bigint, use_priors bool, min_noise float8)
+ *				 seed bigint, use_priors bool, min_noise float8,
+ *				 std_error float8[])
  * returns (lengthscales, outputscale, noise, mean, log_likelihood) in the
- * caller's coordinates.  NULL options take the core defaults.
+ * caller's coordinates.  NULL options take the core defaults; std_error
+ * (each point's known standard error, NULL = none) is the fit's extra
+ * noise, std_error^2 on K's diagonal.
  */
 Datum
 tuner_gp_fit_arrays(PG_FUNCTION_ARGS)
@@ -160,6 +222,7 @@ tuner_gp_fit_arrays(PG_FUNCTION_ARGS)
 			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							errmsg("min_noise must not be negative")));
 	}
+	options.extra_noise = read_extra_noise(fcinfo, 7, args.n);
 
 	tuner_status_clear(&status);
 	if (gp_fit(args.x, args.y, args.n, args.d, &options, &model, &status) !=
@@ -186,8 +249,8 @@ tuner_gp_fit_arrays(PG_FUNCTION_ARGS)
 
 /*
  * tuner._gp_predict(x, y, lengthscales, outputscale, noise, mean,
- *					 xs float8[]) returns (mean float8[], sd float8[]): the
- * posterior of the latent function at each row of xs.
+ *					 xs float8[], std_error float8[]) returns (mean float8[],
+ * sd float8[]): the posterior of the latent function at each row of xs.
  */
 Datum
 tuner_gp_predict_arrays(PG_FUNCTION_ARGS)
@@ -217,6 +280,7 @@ tuner_gp_predict_arrays(PG_FUNCTION_ARGS)
 
 	tuner_read_gp_training_data(fcinfo, 0, 1, "x", "y", &args);
 	tuner_read_gp_hyperparameters(fcinfo, 2, &args);
+	args.extra_noise = read_extra_noise(fcinfo, 7, args.n);
 	tuner_require_arg(fcinfo, 6, "x");
 	xs = tuner_array_matrix(PG_GETARG_ARRAYTYPE_P(6), "x", false, &m, &dq);
 	if (dq != args.d)
@@ -246,8 +310,9 @@ tuner_gp_predict_arrays(PG_FUNCTION_ARGS)
 }
 
 /*
- * tuner._gp_log_likelihood(x, y, lengthscales, outputscale, noise, mean)
- * returns the log marginal likelihood of y under the hyperparameters.
+ * tuner._gp_log_likelihood(x, y, lengthscales, outputscale, noise, mean,
+ * std_error float8[]) returns the log marginal likelihood of y under the
+ * hyperparameters.
  */
 Datum
 tuner_gp_log_likelihood_arrays(PG_FUNCTION_ARGS)
@@ -265,6 +330,7 @@ tuner_gp_log_likelihood_arrays(PG_FUNCTION_ARGS)
 
 	tuner_read_gp_training_data(fcinfo, 0, 1, "x", "y", &args);
 	tuner_read_gp_hyperparameters(fcinfo, 2, &args);
+	args.extra_noise = read_extra_noise(fcinfo, 6, args.n);
 	model = prepare_model(&args, "gp_log_likelihood");
 	log_likelihood = model->log_likelihood;
 

@@ -101,6 +101,8 @@ typedef enum SuggestArg
 	SA_WARM_FEASIBILITY_OUTPUTSCALE,
 	SA_WARM_FEASIBILITY_NOISE,
 	SA_WARM_FEASIBILITY_MEAN,
+	SA_Y_STD_ERROR,
+	SA_DISTURBED,
 	SUGGEST_NARGS
 } SuggestArg;
 
@@ -932,6 +934,75 @@ read_feasibility_warm(FunctionCallInfo fcinfo, SuggestInput *input)
 }
 
 /*
+ * The known noise of the observed values (SuggestInput.y_std_error and
+ * .disturbed): y_std_error a float8[] of n_observed standard errors, NULL
+ * where a value has none; disturbed a bool[] of n_observed flags.  Either
+ * may be NULL (none).  The entry point of 0.1.0 and 0.2.0 has neither.
+ */
+static void
+read_known_noise(FunctionCallInfo fcinfo, SuggestInput *input)
+{
+	int n = input->n_observed;
+
+	if (PG_NARGS() > SA_Y_STD_ERROR && !PG_ARGISNULL(SA_Y_STD_ERROR))
+	{
+		ArrayType *a = PG_GETARG_ARRAYTYPE_P(SA_Y_STD_ERROR);
+		Datum *datums;
+		bool *isnull;
+		double *se;
+		int len;
+		int i;
+
+		if (ARR_ELEMTYPE(a) != FLOAT8OID || ARR_NDIM(a) > 1)
+			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+							errmsg("y_std_error must be a float8[] vector")));
+		deconstruct_array(a, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+						  TYPALIGN_DOUBLE, &datums, &isnull, &len);
+		if (len != n)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("y_std_error must have one element per observed "
+							"trial"),
+					 errdetail("y_std_error has %d elements but there are %d "
+							   "observed trials.",
+							   len, n)));
+		se = palloc(mul_size(Max(n, 1), sizeof(double)));
+		for (i = 0; i < len; i++)
+		{
+			se[i] = isnull[i] ? NAN : DatumGetFloat8(datums[i]);
+			if (!isnull[i] && !(isfinite(se[i]) && se[i] >= 0.0))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("y_std_error must be finite and not negative"),
+						 errdetail("Element %d is %g.", i + 1, se[i])));
+		}
+		input->y_std_error = se;
+	}
+	if (PG_NARGS() > SA_DISTURBED && !PG_ARGISNULL(SA_DISTURBED))
+	{
+		bool *flags;
+		int *disturbed;
+		int len;
+		int i;
+
+		flags = tuner_array_bool(PG_GETARG_ARRAYTYPE_P(SA_DISTURBED),
+								 "disturbed", &len);
+		if (len != n)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("disturbed must have one element per observed "
+							"trial"),
+					 errdetail("disturbed has %d elements but there are %d "
+							   "observed trials.",
+							   len, n)));
+		disturbed = palloc(mul_size(Max(n, 1), sizeof(int)));
+		for (i = 0; i < len; i++)
+			disturbed[i] = flags[i] ? 1 : 0;
+		input->disturbed = disturbed;
+	}
+}
+
+/*
  * tuner._suggest_point(kinds int[], lows float8[], highs float8[],
  *		log_scales bool[], n_choices int[], x_observed float8[],
  *		y_observed float8[], x_pending float8[], x_other float8[],
@@ -1082,6 +1153,7 @@ suggest_compute(FunctionCallInfo fcinfo, TupleDesc tupdesc, Datum history_md5)
 	read_linear_inputs(fcinfo, &input);
 	read_condition_inputs(fcinfo, &input);
 	read_feasibility_warm(fcinfo, &input);
+	read_known_noise(fcinfo, &input);
 
 	config = palloc0(mul_size(d, sizeof(double)));
 	lengthscales = palloc0(mul_size(d, sizeof(double)));
@@ -1263,6 +1335,8 @@ static const struct
 										 FROM_DATA},
 	[SA_WARM_FEASIBILITY_NOISE] = {"warm_feasibility_noise", FROM_DATA},
 	[SA_WARM_FEASIBILITY_MEAN] = {"warm_feasibility_mean", FROM_DATA},
+	[SA_Y_STD_ERROR] = {"y_std_error", FROM_DATA},
+	[SA_DISTURBED] = {"disturbed", FROM_DATA},
 };
 
 /*

@@ -54,6 +54,7 @@ typedef struct GpArgs
 	double outputscale;
 	double noise;
 	double mean;
+	double *extra_noise; /* n extra noise variances, or NULL (none) */
 } GpArgs;
 
 /*

@@ -33,8 +33,10 @@ $$;
 -- in many dimensions the likelihood can explain any data without noise
 -- (the fit interpolates and the mean is the observation), so a known
 -- measurement noise (noise_sd, or the study's setting of that name) is a
--- floor on the fitted noise.  Below three complete trials there is no
--- model to ask: best's trial, predicted NULL.
+-- floor on the fitted noise.  A trial's standard error (its report's
+-- _std_error), or for a disturbed trial without one half the spread of the
+-- values, is that trial's extra noise, as in GP-EI.  Below three complete
+-- trials there is no model to ask: best's trial, predicted NULL.
 CREATE OR REPLACE FUNCTION tuner.recommend(study text, noise_sd float8 DEFAULT NULL)
 RETURNS TABLE (trial bigint, value float8, predicted float8,
 			   predicted_sd float8, params jsonb)
@@ -51,6 +53,8 @@ DECLARE
 	v_noise_sd float8 := $2;
 	v_options jsonb;
 	v_spread float8;
+	v_se float8[];
+	v_disturbed bool[];
 BEGIN
 	s := tuner._find_study($1);
 	PERFORM tuner._require_one_objective(s, 'tuner.recommend');
@@ -64,7 +68,7 @@ BEGIN
 		SELECT position, name, kind, choices
 		  FROM tuner.parameter WHERE study_id = s.id AND enabled
 	), native AS (
-		SELECT t.id, t.number, ob.value,
+		SELECT t.id, t.number, ob.value, ob.std_error, t.disturbed,
 			   pg_catalog.array_agg(CASE p.kind
 					WHEN 'bool' THEN CASE WHEN (t.config -> p.name)::bool THEN 1 ELSE 0 END
 					WHEN 'categorical' THEN pg_catalog.array_position(p.choices, t.config ->> p.name) - 1
@@ -74,12 +78,14 @@ BEGIN
 		  JOIN tuner.metric m ON m.id = ob.metric_id AND m.name = s.objective
 		 CROSS JOIN p
 		 WHERE t.study_id = s.id AND t.state = 'complete'
-		 GROUP BY t.id, t.number, ob.value
+		 GROUP BY t.id, t.number, ob.value, ob.std_error, t.disturbed
 	)
 	SELECT pg_catalog.array_agg(n.id ORDER BY n.number),
 		   pg_catalog.array_agg(n.x ORDER BY n.number),
-		   pg_catalog.array_agg(n.value ORDER BY n.number)
-	  INTO v_ids, v_x, v_y
+		   pg_catalog.array_agg(n.value ORDER BY n.number),
+		   pg_catalog.array_agg(n.std_error ORDER BY n.number),
+		   pg_catalog.array_agg(COALESCE(n.disturbed, false) ORDER BY n.number)
+	  INTO v_ids, v_x, v_y, v_se, v_disturbed
 	  FROM native n;
 
 	IF COALESCE(pg_catalog.cardinality(v_ids), 0) < 3 THEN
@@ -98,6 +104,17 @@ BEGIN
 	IF v_noise_sd IS NOT NULL AND v_spread > 0 THEN
 		v_options := v_options || pg_catalog.jsonb_build_object('min_noise',
 			LEAST(1.9, (v_noise_sd / v_spread) ^ 2));
+	END IF;
+	-- each trial's known noise, as GP-EI has it: its standard error, or
+	-- for a disturbed trial without one half the spread of the values
+	-- (src/core/suggest.h, SUGGEST_DISTURBED_NOISE)
+	IF EXISTS (SELECT 1 FROM ROWS FROM (pg_catalog.unnest(v_se), pg_catalog.unnest(v_disturbed)) u(se, dist)
+				WHERE u.se IS NOT NULL OR u.dist) THEN
+		v_options := v_options || pg_catalog.jsonb_build_object('std_error',
+			(SELECT pg_catalog.jsonb_agg(CASE WHEN u.se IS NULL AND u.dist AND v_spread > 0
+											 THEN 0.5 * v_spread ELSE u.se END ORDER BY u.k)
+			   FROM ROWS FROM (pg_catalog.unnest(v_se), pg_catalog.unnest(v_disturbed))
+					WITH ORDINALITY AS u(se, dist, k)));
 	END IF;
 	v_model := tuner.gp_fit(v_x, v_y, v_options);
 	RETURN QUERY

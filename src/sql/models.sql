@@ -10,7 +10,7 @@
 
 CREATE OR REPLACE FUNCTION tuner._gp_fit(x float8[], y float8[], restarts int,
 							  max_evals int, seed bigint, use_priors bool,
-							  min_noise float8,
+							  min_noise float8, std_error float8[] DEFAULT NULL,
 							  OUT lengthscales float8[], OUT outputscale float8,
 							  OUT noise float8, OUT mean float8,
 							  OUT log_likelihood float8)
@@ -21,6 +21,7 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION tuner._gp_predict(train_x float8[], train_y float8[],
 								  lengthscales float8[], outputscale float8,
 								  noise float8, mean float8, x float8[],
+								  std_error float8[] DEFAULT NULL,
 								  OUT mean float8[], OUT sd float8[])
 RETURNS record
 AS 'MODULE_PATHNAME', 'tuner_gp_predict_arrays'
@@ -29,7 +30,7 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION tuner._gp_log_likelihood(train_x float8[], train_y float8[],
 										 lengthscales float8[],
 										 outputscale float8, noise float8,
-										 mean float8)
+										 mean float8, std_error float8[] DEFAULT NULL)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'tuner_gp_log_likelihood_arrays'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -208,6 +209,46 @@ BEGIN
 END;
 $$;
 
+-- A GP's per-point standard errors (gp_fit's option std_error, a model's
+-- key of that name): a JSON array of numbers and nulls as float8[], NULL
+-- when absent or JSON null.  Lengths and values are checked by the C
+-- functions.
+CREATE OR REPLACE FUNCTION tuner._jsonb_std_error(value jsonb, what text)
+RETURNS float8[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+	e jsonb;
+	r float8[] := '{}';
+BEGIN
+	IF value IS NULL OR pg_catalog.jsonb_typeof(value) = 'null' THEN
+		RETURN NULL;
+	END IF;
+	IF pg_catalog.jsonb_typeof(value) <> 'array' THEN
+		RAISE EXCEPTION '% must be a JSON array of standard errors', what
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s.', pg_catalog.jsonb_typeof(value)),
+				  HINT = 'One number (or null: not known) per row of x, for example [0.1, null, 0.3].';
+	END IF;
+	FOR e IN SELECT a.v FROM pg_catalog.jsonb_array_elements(value) WITH ORDINALITY AS a(v, i) ORDER BY a.i
+	LOOP
+		IF pg_catalog.jsonb_typeof(e) NOT IN ('number', 'null') THEN
+			RAISE EXCEPTION '% must hold numbers and nulls', what
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got a JSON %s: %s.', pg_catalog.jsonb_typeof(e),
+												 pg_catalog.left(e::text, 100));
+		END IF;
+		BEGIN
+			r := r || (e #>> '{}')::float8;
+		EXCEPTION WHEN numeric_value_out_of_range THEN
+			RAISE EXCEPTION '% is out of range for double precision', what
+				USING ERRCODE = 'numeric_value_out_of_range';
+		END;
+	END LOOP;
+	RETURN r;
+END;
+$$;
+
 -- What the study's latest multi-task model learned between its metrics:
 -- one row per ordered pair of tasks, the objective first.  For
 -- clustered-icm, the latest step's cluster models together (each pairs the
@@ -255,7 +296,10 @@ $$;
 -------------------------------------------------------------------------------
 
 -- Fit a Matern-5/2 GP to rows of x (n x d) and y (n); returns the model
--- jsonb in the caller's coordinates.
+-- jsonb in the caller's coordinates.  The option std_error (one standard
+-- error per point, in y's units, null = not known) gives each point
+-- extra noise std_error^2; the model keeps it, so gp_predict and
+-- gp_log_likelihood use it too.
 CREATE OR REPLACE FUNCTION tuner.gp_fit(x float8[], y float8[], options jsonb DEFAULT '{}')
 RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -274,10 +318,10 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(options)
 	LOOP
-		IF k NOT IN ('restarts', 'max_evals', 'seed', 'use_priors', 'min_noise') THEN
+		IF k NOT IN ('restarts', 'max_evals', 'seed', 'use_priors', 'min_noise', 'std_error') THEN
 			RAISE EXCEPTION 'unknown gp_fit option "%"', k
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'Known options: restarts, max_evals, seed, use_priors, min_noise.';
+					  HINT = 'Known options: restarts, max_evals, seed, use_priors, min_noise, std_error.';
 		END IF;
 	END LOOP;
 	IF options ? 'use_priors' AND pg_catalog.jsonb_typeof(options -> 'use_priors') <> 'boolean' THEN
@@ -295,7 +339,8 @@ BEGIN
 		CASE WHEN options ? 'seed' THEN tuner._json_int(options -> 'seed', 'gp_fit option seed',
 														-9223372036854775808, 9223372036854775807) END,
 		(options ->> 'use_priors')::bool,
-		(options -> 'min_noise')::float8);
+		(options -> 'min_noise')::float8,
+		tuner._jsonb_std_error(options -> 'std_error', 'gp_fit option std_error'));
 
 	RETURN pg_catalog.jsonb_build_object(
 		'kernel', 'matern52',
@@ -305,7 +350,10 @@ BEGIN
 		'mean', r.mean,
 		'x', pg_catalog.to_jsonb(x),
 		'y', pg_catalog.to_jsonb(y),
-		'log_likelihood', r.log_likelihood);
+		'log_likelihood', r.log_likelihood)
+		|| CASE WHEN pg_catalog.jsonb_typeof(options -> 'std_error') = 'array'
+				THEN pg_catalog.jsonb_build_object('std_error', options -> 'std_error')
+				ELSE '{}' END;
 END;
 $$;
 
@@ -323,7 +371,7 @@ BEGIN
 	m := tuner._model_arrays($1);
 	PERFORM tuner._not_null($2, 'x');
 	p := tuner._gp_predict(m.x, m.y, m.lengthscales, m.outputscale, m.noise,
-						   m.mean, $2);
+						   m.mean, $2, tuner._jsonb_std_error($1 -> 'std_error', 'model key "std_error"'));
 	RETURN QUERY
 	SELECT u.mean, u.sd
 	  FROM unnest(p.mean, p.sd) WITH ORDINALITY AS u(mean, sd, i)
@@ -341,7 +389,8 @@ DECLARE
 BEGIN
 	m := tuner._model_arrays($1);
 	RETURN tuner._gp_log_likelihood(m.x, m.y, m.lengthscales, m.outputscale,
-									m.noise, m.mean);
+									m.noise, m.mean,
+									tuner._jsonb_std_error($1 -> 'std_error', 'model key "std_error"'));
 END;
 $$;
 

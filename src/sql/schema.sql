@@ -221,13 +221,18 @@ CREATE TABLE tuner.observation (
 	value		float8 NOT NULL
 				CHECK (value <> 'NaN' AND value > '-Infinity' AND value < 'Infinity'),
 	reported_at timestamptz NOT NULL DEFAULT now(),
-	PRIMARY KEY (trial_id, metric_id)
+	PRIMARY KEY (trial_id, metric_id),
+	std_error	float8
+				CHECK (std_error >= 0 AND std_error < 'Infinity')
 );
 
 CREATE INDEX observation_metric_idx ON tuner.observation (metric_id);
 
 COMMENT ON TABLE tuner.observation IS
 	'Every metric value every trial reported (long format)';
+
+COMMENT ON COLUMN tuner.observation.std_error IS
+	'The standard error of the value, in the metric''s units, as reported (_std_error); GP-EI reads it as the value''s known noise (NULL: not known)';
 
 CREATE TABLE tuner.model (
 	id			bigserial PRIMARY KEY,
@@ -541,7 +546,8 @@ CREATE TABLE tuner.suggestion (
 	condition_op text[],
 	condition_values float8[],
 	condition_default float8[],
-	warm_feasibility_model bigint
+	warm_feasibility_model bigint,
+	disturbed	bigint[]
 );
 
 COMMENT ON TABLE tuner.suggestion IS
@@ -673,6 +679,9 @@ COMMENT ON COLUMN tuner.suggestion.condition_default IS
 
 COMMENT ON COLUMN tuner.suggestion.warm_feasibility_model IS
 	'The feasibility model (tuner.model) whose fit the failure model started from (NULL: fitted from cold starts, as before tuner 0.3.0)';
+
+COMMENT ON COLUMN tuner.suggestion.disturbed IS
+	'The observed trials that were disturbed when the suggestion was made (their values without a standard error got extra noise; NULL: none)';
 
 -- A preset: name, owner (NULL for a built-in) and its definition.  Names
 -- are unique per owner, so that a role's private names neither collide

@@ -37,7 +37,9 @@ CREATE TYPE tuner.suggest_result AS (
 -- native values (src/core/space.h) and their values (objective values
 -- minimised: times the record's sign, or its ParEGO scalarization), the
 -- outcome constraints in their <= form, the parameter constraints and the
--- warm start.
+-- warm start; the observed values' standard errors (NULL where a value
+-- has none; NULL when none has, or with several objectives) and which
+-- observed trials the record names as disturbed (NULL: none).
 CREATE TYPE tuner.suggestion_data AS (
 	x_observed float8[], y_observed float8[], y_aux float8[],
 	x_pending float8[], x_other float8[], x_failed float8[],
@@ -48,7 +50,7 @@ CREATE TYPE tuner.suggestion_data AS (
 	warm_task_noise float8[], warm_task_mean float8[],
 	warm_feasibility_lengthscales float8[], warm_feasibility_outputscale float8,
 	warm_feasibility_noise float8, warm_feasibility_mean float8,
-	history_md5 text);
+	history_md5 text, y_std_error float8[], disturbed bool[]);
 
 -- The policy's answer for the next suggestion (src/core/suggest_policy.h):
 -- the model code to run, the design length, and whether the model learns
@@ -113,6 +115,25 @@ BEGIN
 		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k);
 	END IF;
 	r.history_md5 := tuner._history_md5(r.y_observed, r.y_aux);
+	-- each value's known noise (GP-EI): its standard error, and whether
+	-- the record saw the trial disturbed; the md5 covers them when there
+	-- are any, so a history without them keeps the md5 it always had
+	IF g.objective_metrics IS NULL AND pg_catalog.cardinality(g.observed) > 0 THEN
+		SELECT CASE WHEN pg_catalog.bool_or(ob.std_error IS NOT NULL)
+					THEN pg_catalog.array_agg(ob.std_error ORDER BY o.k) END
+		  INTO r.y_std_error
+		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k)
+		  JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric;
+	END IF;
+	IF g.disturbed IS NOT NULL THEN
+		SELECT pg_catalog.array_agg(o.id = ANY (g.disturbed) ORDER BY o.k)
+		  INTO r.disturbed
+		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k);
+	END IF;
+	IF r.y_std_error IS NOT NULL OR r.disturbed IS NOT NULL THEN
+		r.history_md5 := pg_catalog.md5(r.history_md5 || '|' || COALESCE(r.y_std_error::text, '')
+										|| '|' || COALESCE(r.disturbed::text, ''));
+	END IF;
 	-- (no trials, no rows: NULL, as _native_rows gives for none)
 	IF pg_catalog.cardinality(g.pending) > 0 THEN
 		r.x_pending := tuner._native_rows(p_study_id, g.pending, g.parameters);
@@ -499,6 +520,9 @@ BEGIN
 						   FROM tuner.parameter p WHERE p.study_id = s.id AND NOT p.enabled), '{}');
 	g.sign := CASE s.direction WHEN 'maximize' THEN -1 ELSE 1 END;
 	g.observed := COALESCE(v_trials.observed, '{}');
+	g.disturbed := (SELECT pg_catalog.array_agg(t.id ORDER BY t.number)
+					  FROM tuner.trial t
+					 WHERE t.id = ANY (g.observed) AND t.disturbed);
 	g.pending := COALESCE(v_trials.pending, '{}');
 	g.other := COALESCE(v_trials.other, '{}');
 	g.n_initial := plan.n_initial;

@@ -43,8 +43,72 @@ $$;
 -- declared as well.  The body is 0.1.0's otherwise.
 -------------------------------------------------------------------------------
 
+-- The standard errors of a report (its reserved key "_std_error"):
+-- {"metric": se, ...} for metrics among names (those the report gives a
+-- value), each a finite number >= 0 or null (none).  Returns the object
+-- without the nulls ('{}' for a NULL or JSON null std_errors).
+CREATE OR REPLACE FUNCTION tuner._check_std_errors(std_errors jsonb, names text[])
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+	r jsonb := '{}';
+	k text;
+	v jsonb;
+	x float8;
+BEGIN
+	IF std_errors IS NULL OR pg_catalog.jsonb_typeof(std_errors) = 'null' THEN
+		RETURN r;
+	END IF;
+	IF pg_catalog.jsonb_typeof(std_errors) <> 'object' THEN
+		RAISE EXCEPTION '_std_error must be a JSON object of metric names and standard errors'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got a JSON %s: %s.', pg_catalog.jsonb_typeof(std_errors),
+											 pg_catalog.left(std_errors::text, 100)),
+				  HINT = 'Pass for example {"latency": 12.5, "_std_error": {"latency": 0.4}}.';
+	END IF;
+	FOR k, v IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(std_errors) e ORDER BY e.key
+	LOOP
+		IF NOT k = ANY (names) THEN
+			RAISE EXCEPTION '_std_error names metric "%", which the report has no value of', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('The report''s metrics are %s.',
+						(SELECT pg_catalog.string_agg(pg_catalog.format('"%s"', n), ', ' ORDER BY n)
+						   FROM pg_catalog.unnest(names) n)),
+					  HINT = 'A standard error belongs to a metric value of the same report.';
+		END IF;
+		IF pg_catalog.jsonb_typeof(v) = 'null' THEN
+			CONTINUE;
+		END IF;
+		IF pg_catalog.jsonb_typeof(v) <> 'number' THEN
+			RAISE EXCEPTION 'the standard error of metric "%" must be a finite number >= 0', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got a JSON %s: %s.', pg_catalog.jsonb_typeof(v),
+												 pg_catalog.left(v::text, 100)),
+					  HINT = 'Use null for a value whose standard error is not known.';
+		END IF;
+		BEGIN
+			x := v::float8;
+		EXCEPTION WHEN numeric_value_out_of_range THEN
+			RAISE EXCEPTION 'the standard error of metric "%" is out of range for double precision', k
+				USING ERRCODE = 'numeric_value_out_of_range';
+		END;
+		IF x < 0 THEN
+			RAISE EXCEPTION 'the standard error of metric "%" must not be negative', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = pg_catalog.format('Got %s.', v);
+		END IF;
+		r := r || pg_catalog.jsonb_build_object(k, x);
+	END LOOP;
+	RETURN r;
+END;
+$$;
+
 -- Record the metrics a trial measured and mark it complete.  The study's
--- objective must be among them; every metric is kept.
+-- objective must be among them; every metric is kept.  The reserved key
+-- "_std_error" ({"metric": se, ...}, tuner._check_std_errors) gives the
+-- standard errors of some of the values; GP-EI reads them as each value's
+-- known noise.
 CREATE OR REPLACE FUNCTION tuner.report(trial bigint, metrics jsonb)
 RETURNS void
 LANGUAGE plpgsql
@@ -59,6 +123,7 @@ DECLARE
 	v_metric bigint;
 	v_values float8[] := '{}';
 	v_names text[] := '{}';
+	v_se jsonb;
 	i int;
 BEGIN
 	PERFORM tuner._not_null($1, 'trial');
@@ -92,6 +157,9 @@ BEGIN
 
 	FOR k, v IN SELECT key, value FROM pg_catalog.jsonb_each($2) ORDER BY key
 	LOOP
+		IF k = '_std_error' THEN
+			CONTINUE;		-- not a metric: the standard errors, below
+		END IF;
 		IF k = '' THEN
 			RAISE EXCEPTION 'metric names must not be empty'
 				USING ERRCODE = 'invalid_parameter_value';
@@ -117,6 +185,7 @@ BEGIN
 		v_names := v_names || k;
 		v_values := v_values || v_value;
 	END LOOP;
+	v_se := tuner._check_std_errors($2 -> '_std_error', v_names);
 
 	-- strict_metrics: a name the study does not declare is a typo, not a
 	-- new metric.
@@ -142,8 +211,8 @@ BEGIN
 		ON CONFLICT (study_id, name) DO NOTHING;
 		SELECT id INTO v_metric FROM tuner.metric
 		 WHERE study_id = s.id AND name = v_names[i];
-		INSERT INTO tuner.observation (trial_id, metric_id, value)
-		VALUES (t.id, v_metric, v_values[i]);
+		INSERT INTO tuner.observation (trial_id, metric_id, value, std_error)
+		VALUES (t.id, v_metric, v_values[i], (v_se ->> v_names[i])::float8);
 	END LOOP;
 
 	UPDATE tuner.trial SET state = 'complete', finished_at = pg_catalog.now()
@@ -344,8 +413,9 @@ $$;
 
 -- Copy trial t of study f into study s as its next trial, with new_config
 -- (t's configuration completed for s's space): a complete trial of source
--- copied with every metric t measured (a metric s does not know yet is
--- recorded, as report does) and a note of where it came from.
+-- copied with every metric t measured, with its standard error (a metric
+-- s does not know yet is recorded, as report does) and a note of where it
+-- came from.
 CREATE OR REPLACE FUNCTION tuner._copy_trial(f tuner.study, s tuner.study, t tuner.trial, new_config jsonb)
 RETURNS void
 LANGUAGE plpgsql
@@ -370,8 +440,8 @@ BEGIN
 			pg_catalog.jsonb_build_object('copied_from', pg_catalog.jsonb_build_object(
 				'study', f.name, 'trial', t.id, 'number', t.number)))
 	RETURNING id INTO v_trial;
-	INSERT INTO tuner.observation (trial_id, metric_id, value, reported_at)
-	SELECT v_trial, mt.id, ob.value, ob.reported_at
+	INSERT INTO tuner.observation (trial_id, metric_id, value, reported_at, std_error)
+	SELECT v_trial, mt.id, ob.value, ob.reported_at, ob.std_error
 	  FROM tuner.observation ob
 	  JOIN tuner.metric m ON m.id = ob.metric_id
 	  JOIN tuner.metric mt ON mt.study_id = s.id AND mt.name = m.name

@@ -155,12 +155,17 @@ SELECT s.name AS study,
 	   t.lease_expires_at,
 	   t.confirms,
 	   t.confirm_pair,
-	   t.disturbed
+	   t.disturbed,
+	   o.std_error,
+	   o.std_errors
   FROM tuner.trial t
   JOIN tuner.study s ON s.id = t.study_id
   LEFT JOIN LATERAL (
 	SELECT pg_catalog.jsonb_object_agg(m.name, ob.value) AS metrics,
-		   pg_catalog.max(ob.value) FILTER (WHERE m.name = s.objective) AS value
+		   pg_catalog.max(ob.value) FILTER (WHERE m.name = s.objective) AS value,
+		   pg_catalog.max(ob.std_error) FILTER (WHERE m.name = s.objective) AS std_error,
+		   pg_catalog.jsonb_object_agg(m.name, ob.std_error)
+			   FILTER (WHERE ob.std_error IS NOT NULL) AS std_errors
 	  FROM tuner.observation ob
 	  JOIN tuner.metric m ON m.id = ob.metric_id
 	 WHERE ob.trial_id = t.id

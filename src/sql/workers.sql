@@ -203,8 +203,10 @@ $$;
 -- forced_state is set ('failed' or 'interrupted': timeout, stop, cancel)
 -- the output is not parsed and forced_reason becomes the error.  Failures
 -- of the protocol (invalid JSON, missing objective, a non-numeric metric)
--- mark the trial failed with the reason; nothing raises.  Returns
--- {"trial", "number", "state", "value", "error"}.
+-- mark the trial failed with the reason; nothing raises.  The output's
+-- "_std_error" goes to report with the metrics (a bad one fails the trial
+-- as a bad metric does); its other "_" keys go to the trial's details.
+-- Returns {"trial", "number", "state", "value", "error"}.
 CREATE OR REPLACE FUNCTION tuner._finish_trial(trial bigint, exit_code int, exit_text text,
 									stdout text, stderr_tail text,
 									elapsed_s float8, forced_state text,
@@ -267,7 +269,16 @@ BEGIN
 		IF v_reason IS NULL THEN
 			FOR k, v IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(v_out) e ORDER BY e.key
 			LOOP
-				IF pg_catalog.left(k, 1) = '_' THEN
+				IF k = '_std_error' THEN
+					-- the values' standard errors go with them to report,
+					-- less those of metrics printed as null
+					IF pg_catalog.jsonb_typeof(v) = 'object' THEN
+						SELECT COALESCE(pg_catalog.jsonb_object_agg(e.key, e.value), '{}') INTO v
+						  FROM pg_catalog.jsonb_each(v) e
+						 WHERE pg_catalog.jsonb_typeof(v_out -> e.key) IS DISTINCT FROM 'null';
+					END IF;
+					v_metrics := v_metrics || pg_catalog.jsonb_build_object(k, v);
+				ELSIF pg_catalog.left(k, 1) = '_' THEN
 					v_extras := v_extras || pg_catalog.jsonb_build_object(k, v);
 				ELSIF pg_catalog.jsonb_typeof(v) = 'null' THEN
 					CONTINUE;		-- a metric without a value this time

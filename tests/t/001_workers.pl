@@ -1,5 +1,5 @@
-# Background workers: tuner.run runs trials (success, crash with stderr,
-# garbage, NaN), tuner.progress and pg_stat_activity while they run, the
+# Background workers: tuner.run runs trials (success with a standard
+# error, crash with stderr, garbage, NaN), tuner.progress and pg_stat_activity while they run, the
 # trial timeout kills a hanging runner and its child, tuner.stop,
 # pg_terminate_backend and pg_cancel_backend of a worker, and a cancelled
 # tuner.step; every time the runner's whole process group is gone.
@@ -23,7 +23,7 @@ case "$n" in
 	2) echo "disk on fire" >&2; exit 3 ;;
 	3) echo "this is not json" ;;
 	4) echo '{"value": NaN}' ;;
-	*) echo "{\"value\": $x, \"aux\": $n, \"_raw\": \"trial $n\"}" ;;
+	*) echo "{\"value\": $x, \"aux\": $n, \"_raw\": \"trial $n\", \"_std_error\": {\"value\": 0.25, \"aux\": null}}" ;;
 esac
 SH
 TunerTAP::study_with_runner($node, 'mixed', 'mixed', $mixed, '{"seed": 5}');
@@ -69,6 +69,10 @@ is( $node->safe_psql(
 					   FROM tuner.trials t JOIN tuner.trial r ON r.id = t.trial
 					  WHERE t.study = 'mixed' AND t.number = 5}),
 	'5|trial 5|t', 'auxiliary metrics and "_" extras are stored');
+is( $node->safe_psql(
+		'postgres', q{SELECT t.std_error, t.std_errors, t.details ? '_std_error'
+					   FROM tuner.trials t WHERE t.study = 'mixed' AND t.number = 5}),
+	'0.25|{"value": 0.25}|f', 'the runner\'s _std_error is stored with the value, not in details');
 
 # 2. Two workers share one job's trial budget.
 my $quick = TunerTAP::write_runner($dir, 'quick.sh', $in . <<'SH');

@@ -23,6 +23,7 @@ main(int argc, char **argv)
 		{"linalg", test_linalg},
 		{"log_ei", test_log_ei},
 		{"gp", test_gp},
+		{"heteroscedastic", test_heteroscedastic},
 		{"output_warp", test_output_warp},
 		{"acquisition", test_acquisition},
 		{"space", test_space},

@@ -40,6 +40,7 @@ extern int	unit_failed;
 void		test_linalg(void);
 void		test_log_ei(void);
 void		test_gp(void);
+void		test_heteroscedastic(void);
 void		test_output_warp(void);
 void		test_acquisition(void);
 void		test_space(void);
