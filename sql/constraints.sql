@@ -160,7 +160,9 @@ SELECT sg.n_initial, tuner.replay_suggestion(t.id) = t.config AS replays
 -- program (awk): configurations with y < 0.25 hang until
 -- trial_timeout_s kills them, the others with x > 0.6 crash (exit 3, "out
 -- of memory" on stderr); elsewhere the objective is (x - 0.5)^2 +
--- (y - 0.3)^2, lowest 0.05 from the hanging region.
+-- (y - 0.3)^2, lowest 0.05 from the hanging region.  max_disturbance 1:
+-- no trial counts as disturbed, which would down-weight it in the model
+-- and make the trials depend on how busy the machine is.
 SELECT tuner.register_runner('regions', 'awk', ARRAY[
 	'function val(s, k,  t) { if (match(s, "\"" k "\": *[-0-9.eE+]+")) { t = substr(s, RSTART, RLENGTH); sub(/^[^:]*: */, "", t); return t + 0 } return -1 }
 	 { s = s $0 }
@@ -169,7 +171,7 @@ SELECT tuner.register_runner('regions', 'awk', ARRAY[
 		   if (x > 0.6) { print "out of memory" > "/dev/stderr"; exit 3 }
 		   printf "{\"value\": %.9f}\n", (x - 0.5) ^ 2 + (y - 0.3) ^ 2 }']);
 SELECT tuner.create_study('rg', 'value', 'minimize',
-	'{"seed": 4, "n_initial": 6, "trial_timeout_s": 2, "kill_grace_s": 0}', runner => 'regions') > 0 AS created;
+	'{"seed": 4, "n_initial": 6, "trial_timeout_s": 2, "kill_grace_s": 0, "max_disturbance": 1}', runner => 'regions') > 0 AS created;
 SELECT tuner.add_parameter('rg', 'x', 'float', low => 0, high => 1);
 SELECT tuner.add_parameter('rg', 'y', 'float', low => 0, high => 1);
 DO $$
