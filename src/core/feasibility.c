@@ -462,15 +462,20 @@ fit_term_parts(const SuggestInput *in, const double *x, const double *y, int n,
 	if (with_trend && n >= FAILURE_WARM_MIN_N && feasibility_warm_usable(in))
 	{
 		/*
-		 * The failure model's previous fit: refine it, and every 4th
-		 * trial also search from one other start, rotating as the
-		 * objective's GP does (suggest_gp.c).
+		 * No trial failed since the failure model's previous fit: every
+		 * 4th trial refine it and search from one other start, rotating
+		 * as the objective's GP does (suggest_gp.c); in between keep its
+		 * hyperparameters (one evaluation at them) for the new data, since
+		 * trials that ran like the others before them barely move a 0/1
+		 * outcome's fit.  0.2.0's steps refined it at every trial.
 		 */
 		options.warm_lengthscales = in->warm_feasibility_lengthscales;
 		options.warm_outputscale = in->warm_feasibility_outputscale;
 		options.warm_noise = in->warm_feasibility_noise;
 		options.warm_mean = in->warm_feasibility_mean;
 		options.restarts = (n % 4 == 0) ? 2 : 1;
+		if (n % 4 != 0 && in->canonical)
+			options.max_evals = 1;
 		options.first_alternate = (n / 4) % 3;
 		term->warm_started = 1;
 	}
