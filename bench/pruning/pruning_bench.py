@@ -34,6 +34,10 @@ pruning_bench.py
       tuner-halving1 {"rule": "halving", "min_step": 1, "reduction": 3, "min_trials": 1}
                      (judging from the first trial at a rung, as Optuna's
                      bootstrap_count=0 does)
+      tuner-halving1-fail  a diagnostic: tuner-halving1 with a stopped
+                     trial failed (tuner.fail) instead of pruned, so that
+                     the model gets no value from it (only the feasibility
+                     model's "failed here")
       optuna-none    TPESampler(seed), no pruning
       optuna-median  MedianPruner(n_startup_trials=5, n_warmup_steps=5)
       optuna-halving SuccessiveHalvingPruner(min_resource=1, reduction_factor=3)
@@ -69,6 +73,9 @@ TUNER_RULES = {
     # Optuna's SuccessiveHalvingPruner judges from the first trial at a rung
     # (bootstrap_count 0): the same with min_trials 1
     "tuner-halving1": {"rule": "halving", "min_step": 1, "reduction": 3, "min_trials": 1},
+    # a diagnostic: the same, but a stopped trial is failed (tuner.fail)
+    # instead of pruned, so that the model gets no value from it
+    "tuner-halving1-fail": {"rule": "halving", "min_step": 1, "reduction": 3, "min_trials": 1},
 }
 OPTUNA_METHODS = ("optuna-none", "optuna-median", "optuna-halving")
 
@@ -138,7 +145,10 @@ def run_tuner(conn, method, seed, budget):
                 break
             cur.execute("SELECT tuner.should_stop(%s)", (trial,))
             if cur.fetchone()[0]:
-                cur.execute("SELECT tuner.prune(%s)", (trial,))
+                if method.endswith("-fail"):
+                    cur.execute("SELECT tuner.fail(%s, 'stopped')", (trial,))
+                else:
+                    cur.execute("SELECT tuner.prune(%s)", (trial,))
                 led.pruned += 1
                 led.pruned_true.append(curve.f)
                 done = True
