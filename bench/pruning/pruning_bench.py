@@ -196,6 +196,42 @@ def run_optuna(method, seed, budget):
     return led
 
 
+PAIRS = (("tuner-median", "optuna-median"), ("tuner-halving", "optuna-halving"),
+         ("tuner-halving1", "optuna-halving"), ("tuner-model", "optuna-median"),
+         ("tuner-model", "optuna-halving"), ("tuner-median", "tuner-none"),
+         ("tuner-halving", "tuner-none"), ("tuner-model", "tuner-none"),
+         ("tuner-halving1-fail", "tuner-halving1"), ("tuner-halving1-fail", "optuna-halving"),
+         ("optuna-median", "optuna-none"),
+         ("optuna-halving", "optuna-none"))
+
+
+def summarise(results):
+    print("\n| method | best true final (median) | (quartiles) | configurations (median) | complete (median) "
+          "| pruned better than the result (mean) |")
+    print("|---|---|---|---|---|---|")
+    for method, per_seed in results.items():
+        b = np.array([p["best_true_final"] for p in per_seed])
+        print("| %s | %.4f | %.4f - %.4f | %g | %g | %.2f |" % (
+            method, np.nanmedian(b), np.nanpercentile(b, 25), np.nanpercentile(b, 75),
+            np.median([p["started"] for p in per_seed]), np.median([p["complete"] for p in per_seed]),
+            np.mean([p["lost"] for p in per_seed])))
+    # seed by seed (same seed, same curves' noise and study seed)
+    from scipy.stats import wilcoxon
+    import warnings
+    print()
+    for a, b in PAIRS:
+        if a not in results or b not in results:
+            continue
+        x = np.array([p["best_true_final"] for p in results[a]])
+        y = np.array([p["best_true_final"] for p in results[b]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pv = wilcoxon(x, y).pvalue if np.any(x != y) else 1.0
+        print("%-19s vs %-15s better in %2d of %d seeds, worse in %2d, median difference %+.4f, "
+              "Wilcoxon p %.3f" % (a, b, int(np.sum(x < y)), len(x), int(np.sum(x > y)),
+                                   float(np.median(x - y)), pv))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=10)
@@ -204,7 +240,13 @@ def main():
                     help="steps per study (default 25 full trials of %d steps)" % STEPS)
     ap.add_argument("--methods", default=",".join(list(TUNER_RULES) + list(OPTUNA_METHODS)))
     ap.add_argument("--out", default=None, help="write the raw results as JSON")
+    ap.add_argument("--summarise", default=None, metavar="JSON",
+                    help="only print the tables of a file --out wrote")
     args = ap.parse_args()
+    if args.summarise:
+        with open(args.summarise) as fh:
+            summarise(json.load(fh)["results"])
+        return
     methods = args.methods.split(",")
     conn = connect() if any(m.startswith("tuner-") for m in methods) else None
     info = {"git": git_info(), "loadavg_start": loadavg(), "budget": args.budget, "steps": STEPS,
@@ -225,15 +267,7 @@ def main():
                 method, seed, led.score(), led.started, len(led.complete), led.pruned,
                 time.time() - t0), flush=True)
         results[method] = per_seed
-    print("\n| method | best true final (median) | (quartiles) | configurations (median) | complete (median) "
-          "| pruned better than the result (mean) |")
-    print("|---|---|---|---|---|---|")
-    for method, per_seed in results.items():
-        b = np.array([p["best_true_final"] for p in per_seed])
-        print("| %s | %.4f | %.4f - %.4f | %g | %g | %.2f |" % (
-            method, np.nanmedian(b), np.nanpercentile(b, 25), np.nanpercentile(b, 75),
-            np.median([p["started"] for p in per_seed]), np.median([p["complete"] for p in per_seed]),
-            np.mean([p["lost"] for p in per_seed])))
+    summarise(results)
     info["loadavg_end"] = loadavg()
     print("# loadavg at the end: %s" % info["loadavg_end"])
     if args.out:
