@@ -9,11 +9,21 @@
  *	  trials at each rung min_step * reduction^k, asynchronously as in
  *	  ASHA (Li et al., 2020): a trial is judged against the trials that
  *	  reached the rung so far.
+ *
+ *	  The model rule is a Bayesian linear regression of the complete
+ *	  trials' final values on their values at the step reached, which
+ *	  gives the running trial's final value a predictive Student t; it
+ *	  stops the trial when that makes beating the incumbent improbable
+ *	  (the probability-of-improvement criterion of Domhan et al., 2015,
+ *	  with the simplest curve model that can carry it).
  */
 #include "pruning.h"
 
+#include "mean_interval.h"
+
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int
 compare_doubles(const void *a, const void *b)
@@ -127,4 +137,78 @@ tuner_prune_rung(double step, double min_step, double reduction)
 	while (rung * reduction <= step && isfinite(rung * reduction))
 		rung *= reduction;
 	return rung;
+}
+
+TunerErrorCode
+tuner_prune_model(const double *partial, const double *final, int n,
+				  double value, double incumbent, double sign, int min_trials,
+				  int *abstain, TunerPruneForecast *out, TunerStatus *status)
+{
+	double xbar = 0, ybar = 0, sxx = 0, sxy = 0, rss = 0;
+	double slope, intercept, lever, df, gap;
+
+	tuner_status_clear(status);
+	*abstain = 1;
+	memset(out, 0, sizeof(*out));
+	if (check_inputs(partial, n, value, sign, min_trials, status) != TUNER_OK)
+		return status->code;
+	if (n > 0 && final == NULL)
+		return tuner_fail(status, TUNER_ERR_INVALID, "no final values");
+	for (int i = 0; i < n; i++)
+		if (!isfinite(final[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "final value %d is not finite", i + 1);
+	if (!isfinite(incumbent))
+		return tuner_fail(status, TUNER_ERR_INVALID,
+						  "the incumbent is not finite");
+	if (n < min_trials || n < 3)
+		return TUNER_OK;
+	*abstain = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		xbar += partial[i];
+		ybar += final[i];
+	}
+	xbar /= n;
+	ybar /= n;
+	for (int i = 0; i < n; i++)
+	{
+		sxx += (partial[i] - xbar) * (partial[i] - xbar);
+		sxy += (partial[i] - xbar) * (final[i] - ybar);
+	}
+	/* all partial values equal (to rounding): no slope to learn */
+	if (!(sxx > 1e-24 * n * (1.0 + xbar * xbar)))
+	{
+		slope = 0;
+		lever = 1.0 + 1.0 / n;
+		df = n - 1;
+	}
+	else
+	{
+		slope = sxy / sxx;
+		lever = 1.0 + 1.0 / n + (value - xbar) * (value - xbar) / sxx;
+		df = n - 2;
+	}
+	intercept = ybar - slope * xbar;
+	for (int i = 0; i < n; i++)
+	{
+		double r = final[i] - intercept - slope * partial[i];
+
+		rss += r * r;
+	}
+	out->n = n;
+	out->df = df;
+	out->mean = intercept + slope * value;
+	out->scale = sqrt(rss / df * lever);
+	if (!isfinite(out->mean) || !isfinite(out->scale))
+		return tuner_fail(status, TUNER_ERR_NUMERIC,
+						  "the model rule's forecast is not finite");
+	/* the predictive mass on the better side of the incumbent */
+	gap = sign * (incumbent - out->mean);
+	if (out->scale > 0)
+		out->prob = tuner_student_t_cdf(gap / out->scale, df);
+	else
+		out->prob = gap > 0 ? 1.0 : gap < 0 ? 0.0 : 0.5;
+	return TUNER_OK;
 }

@@ -1,7 +1,7 @@
 /*
  * pruning.h
  *	  Whether to stop a trial early from its intermediate results (issue
- *	  30): the median rule and successive halving.  The glue gathers the
+ *	  30): the median rule, successive halving and the model rule.  The glue gathers the
  *	  values to compare at one step (or rung) and asks here; the rules are
  *	  plain functions of those values so that they are unit-tested alone
  *	  and replay exactly.
@@ -39,5 +39,41 @@ extern TunerErrorCode tuner_prune_halving(const double *others, int n,
  * at most step, or a negative value when step is below min_step.
  */
 extern double tuner_prune_rung(double step, double min_step, double reduction);
+
+/*
+ * The model rule's prediction of a trial's final value from its value at
+ * a step: the Bayesian linear regression final = a + b * partial + e,
+ * e ~ N(0, sigma^2), over the n complete trials' (partial[i], final[i])
+ * pairs (their values at that step and their final values), with the
+ * reference prior p(a, b, sigma) ~ 1 / sigma.  The posterior predictive of
+ * the final value at value is then Student's t with df = n - 2 degrees
+ * of freedom, centre mean and scale
+ *   s * sqrt(1 + 1/n + (value - mean(partial))^2 / Sxx),
+ * s^2 the residual sum of squares over n - 2 (the textbook prediction
+ * interval of least squares).  When the partial values are all equal
+ * (Sxx = 0) the slope is dropped: the predictive is the finals' mean with
+ * scale s * sqrt(1 + 1/n), df = n - 1.
+ */
+typedef struct TunerPruneForecast
+{
+	int n;        /* complete trials the regression used */
+	double mean;  /* predictive centre of the final value */
+	double scale; /* predictive scale (0 when the fit is exact) */
+	double df;    /* degrees of freedom of the predictive t */
+	double prob;  /* P(final better than the incumbent) */
+} TunerPruneForecast;
+
+/*
+ * The model rule: *abstain is set (and nothing else decided) when fewer
+ * than max(min_trials, 3) complete trials are given; otherwise out holds
+ * the forecast and out->prob the predictive probability that the final
+ * value is strictly better than incumbent in the direction sign (with
+ * scale 0: 1 if the mean is better, 0.5 if equal, 0 if worse).  The
+ * caller stops the trial when prob < its threshold.
+ */
+extern TunerErrorCode
+tuner_prune_model(const double *partial, const double *final, int n,
+				  double value, double incumbent, double sign, int min_trials,
+				  int *abstain, TunerPruneForecast *out, TunerStatus *status);
 
 #endif /* TUNER_PRUNING_H */

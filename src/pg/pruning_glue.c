@@ -4,7 +4,10 @@
  *	  tuner._prune_decision(rule, others, value, maximize, min_trials,
  *	  reduction) says whether a trial whose value is value should stop,
  *	  given the other trials' values at the same step (median) or rung
- *	  (halving).  tuner.should_stop gathers those values.
+ *	  (halving); tuner._prune_model_probability(partial, final, value,
+ *	  incumbent, maximize, min_trials) is the model rule's probability
+ *	  that a trial ends better than the incumbent.  tuner.should_stop
+ *	  gathers those values.
  */
 #include "postgres.h"
 
@@ -54,9 +57,11 @@ tuner_prune_decision(PG_FUNCTION_ARGS)
 		rc = tuner_prune_halving(others, n, value, sign, reduction, min_trials,
 								 &stop, &status);
 	else
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("unknown pruning rule \"%s\"", rule),
-						errhint("The rules are median and halving.")));
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown pruning rule \"%s\"", rule),
+				 errhint("The rules are median and halving; the model rule "
+						 "is tuner._prune_model_probability.")));
 	if (rc != TUNER_OK)
 		tuner_report_status(&status, "the pruning rule");
 	PG_RETURN_BOOL(stop != 0);
@@ -70,4 +75,56 @@ tuner_prune_rung_sql(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_FLOAT8(tuner_prune_rung(PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1),
 									  PG_GETARG_FLOAT8(2)));
+}
+
+PG_FUNCTION_INFO_V1(tuner_prune_model_probability);
+
+/*
+ * tuner._prune_model_probability(partial, final, value, incumbent,
+ * maximize, min_trials): the predictive probability that a trial whose
+ * value at a step is value ends better than incumbent, from the complete
+ * trials' values at that step (partial) and their final values (final),
+ * paired by position; NULL when the rule abstains (see pruning.h).
+ */
+Datum
+tuner_prune_model_probability(PG_FUNCTION_ARGS)
+{
+	double *partial = NULL;
+	double *final = NULL;
+	int n = 0;
+	int n_final = 0;
+	int abstain;
+	TunerPruneForecast forecast;
+	TunerStatus status;
+	ArrayType *array;
+
+	tuner_require_arg(fcinfo, 0, "partial");
+	tuner_require_arg(fcinfo, 1, "final");
+	tuner_require_arg(fcinfo, 2, "value");
+	tuner_require_arg(fcinfo, 3, "incumbent");
+	tuner_require_arg(fcinfo, 4, "maximize");
+	tuner_require_arg(fcinfo, 5, "min_trials");
+	array = PG_GETARG_ARRAYTYPE_P(0);
+	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) > 0)
+		partial = tuner_array_vector(array, "partial", &n);
+	array = PG_GETARG_ARRAYTYPE_P(1);
+	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) > 0)
+		final = tuner_array_vector(array, "final", &n_final);
+	if (n != n_final)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("partial has %d values and final %d", n, n_final),
+			 errhint("Pass each complete trial's value at the step and its "
+					 "final value, in the same order.")));
+	tuner_check_finite(PG_GETARG_FLOAT8(2), "value");
+	tuner_check_finite(PG_GETARG_FLOAT8(3), "incumbent");
+	if (tuner_prune_model(partial, final, n, PG_GETARG_FLOAT8(2),
+						  PG_GETARG_FLOAT8(3), PG_GETARG_BOOL(4) ? -1.0 : 1.0,
+						  PG_GETARG_INT32(5), &abstain, &forecast,
+						  &status) != TUNER_OK)
+		tuner_report_status(&status, "the model pruning rule");
+	if (abstain)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(forecast.prob);
 }

@@ -29,24 +29,36 @@ BEGIN
 				  HINT = 'For example {"rule": "median", "warmup_steps": 10, "min_trials": 5}.';
 	END IF;
 	v_rule := pruning ->> 'rule';
-	IF v_rule IS NULL OR v_rule NOT IN ('median', 'halving') THEN
-		RAISE EXCEPTION 'setting pruning needs a rule: median or halving'
+	IF v_rule IS NULL OR v_rule NOT IN ('median', 'halving', 'model') THEN
+		RAISE EXCEPTION 'setting pruning needs a rule: median, halving or model'
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = pg_catalog.format('Got %s.', COALESCE(pruning -> 'rule', 'null'::jsonb));
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(pruning)
 	LOOP
-		IF k NOT IN ('rule', 'min_trials', 'warmup_steps', 'min_step', 'reduction')
-		   OR (v_rule = 'median' AND k IN ('min_step', 'reduction'))
-		   OR (v_rule = 'halving' AND k = 'warmup_steps') THEN
+		IF k NOT IN ('rule', 'min_trials', 'warmup_steps', 'min_step', 'reduction', 'threshold')
+		   OR (v_rule = 'median' AND k IN ('min_step', 'reduction', 'threshold'))
+		   OR (v_rule = 'halving' AND k IN ('warmup_steps', 'threshold'))
+		   OR (v_rule = 'model' AND k IN ('min_step', 'reduction')) THEN
 			RAISE EXCEPTION 'unknown key "%" in setting pruning for rule %', k, v_rule
 				USING ERRCODE = 'invalid_parameter_value',
 					  HINT = CASE v_rule WHEN 'median' THEN 'The median rule takes warmup_steps and min_trials.'
+							 WHEN 'model' THEN 'The model rule takes threshold, warmup_steps and min_trials.'
 							 ELSE 'Successive halving takes min_step, reduction and min_trials.' END;
 		END IF;
 	END LOOP;
 	IF pruning ? 'min_trials' THEN
-		PERFORM tuner._json_int(pruning -> 'min_trials', 'pruning min_trials', 1, 100000);
+		-- the model rule's regression needs 3 trials to have an error left
+		PERFORM tuner._json_int(pruning -> 'min_trials', 'pruning min_trials',
+								CASE v_rule WHEN 'model' THEN 3 ELSE 1 END, 100000);
+	END IF;
+	IF pruning ? 'threshold' AND (pg_catalog.jsonb_typeof(pruning -> 'threshold') <> 'number'
+								  OR (pruning ->> 'threshold')::float8 <= 0
+								  OR (pruning ->> 'threshold')::float8 >= 1) THEN
+		RAISE EXCEPTION 'pruning threshold must be a number above 0 and below 1'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', pruning -> 'threshold'),
+				  HINT = 'It is the probability of ending better than the best complete trial below which a trial stops, e.g. 0.05.';
 	END IF;
 	IF pruning ? 'warmup_steps' AND (pg_catalog.jsonb_typeof(pruning -> 'warmup_steps') <> 'number'
 									 OR (pruning ->> 'warmup_steps')::float8 < 0) THEN
@@ -135,6 +147,67 @@ BEGIN
 END;
 $$;
 
+-- The model rule (src/core/pruning.c).
+CREATE OR REPLACE FUNCTION tuner._prune_model_probability(partial float8[], final float8[],
+											   value float8, incumbent float8,
+											   maximize bool, min_trials int)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'tuner_prune_model_probability'
+LANGUAGE C IMMUTABLE;
+
+-- The model rule's probability that a running trial, at its step step,
+-- ends better than the best complete trial of its study; NULL when the
+-- rule abstains: no value at that step, or fewer complete trials than
+-- min_trials (at least 3) that got that far with a final value.  Each
+-- complete trial pairs its last value at or before step with its final
+-- value (its observation of the objective).
+CREATE OR REPLACE FUNCTION tuner._prune_model_probability(trial bigint, step float8)
+RETURNS float8
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	s tuner.study;
+	v_metric bigint;
+	v_value float8;
+	v_partial float8[];
+	v_final float8[];
+	v_incumbent float8;
+	v_max bool;
+BEGIN
+	SELECT x.* INTO s FROM tuner.study x JOIN tuner.trial t ON t.study_id = x.id WHERE t.id = $1;
+	v_max := s.direction = 'maximize';
+	SELECT m.id INTO v_metric FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective;
+	SELECT (p.metrics ->> s.objective)::float8 INTO v_value
+	  FROM tuner.trial_progress p
+	 WHERE p.trial_id = $1 AND p.step <= $2
+	   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number'
+	 ORDER BY p.step DESC LIMIT 1;
+	SELECT CASE WHEN v_max THEN pg_catalog.max(o.value) ELSE pg_catalog.min(o.value) END
+	  INTO v_incumbent
+	  FROM tuner.trial c JOIN tuner.observation o ON o.trial_id = c.id AND o.metric_id = v_metric
+	 WHERE c.study_id = s.id AND c.state = 'complete' AND c.id <> $1;
+	IF v_value IS NULL OR v_incumbent IS NULL THEN
+		RETURN NULL;
+	END IF;
+	SELECT pg_catalog.array_agg(x.v ORDER BY c.id), pg_catalog.array_agg(o.value ORDER BY c.id)
+	  INTO v_partial, v_final
+	  FROM tuner.trial c
+	  JOIN tuner.observation o ON o.trial_id = c.id AND o.metric_id = v_metric
+	  CROSS JOIN LATERAL (
+		SELECT (p.metrics ->> s.objective)::float8 AS v
+		  FROM tuner.trial_progress p
+		 WHERE p.trial_id = c.id AND p.step <= $2
+		   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number'
+		 ORDER BY p.step DESC LIMIT 1) x
+	 WHERE c.study_id = s.id AND c.state = 'complete' AND c.id <> $1
+	   AND EXISTS (SELECT 1 FROM tuner.trial_progress q
+					WHERE q.trial_id = c.id AND q.step >= $2);
+	RETURN tuner._prune_model_probability(COALESCE(v_partial, '{}'), COALESCE(v_final, '{}'),
+										  v_value, v_incumbent, v_max,
+										  COALESCE((s.settings -> 'pruning' ->> 'min_trials')::int, 5));
+END;
+$$;
+
 -- Would the study's pruning rule stop this running trial now?  false
 -- without a rule, before its warm-up, or without enough finished trials
 -- to compare with; see the header for the rules.
@@ -173,7 +246,14 @@ BEGIN
 	IF v_step IS NULL THEN
 		RETURN false;
 	END IF;
-	IF v_rule ->> 'rule' = 'median' THEN
+	IF v_rule ->> 'rule' = 'model' THEN
+		IF v_step < COALESCE((v_rule ->> 'warmup_steps')::float8, 0) THEN
+			RETURN false;
+		END IF;
+		-- (NULL when the rule abstains)
+		RETURN COALESCE(tuner._prune_model_probability(t.id, v_step)
+						< COALESCE((v_rule ->> 'threshold')::float8, 0.05), false);
+	ELSIF v_rule ->> 'rule' = 'median' THEN
 		IF v_step < COALESCE((v_rule ->> 'warmup_steps')::float8, 0) THEN
 			RETURN false;
 		END IF;

@@ -3,7 +3,9 @@
  *	  The pruning rules (src/core/pruning.c) on hand-worked cases: the
  *	  median rule in both directions, with odd and even counts and before
  *	  enough trials finished; successive halving's kept share and ties;
- *	  the rungs; and the refusals.
+ *	  the rungs; the model rule's forecast against SciPy (numpy.polyfit
+ *	  and scipy.stats.t, the numbers below), its abstention and the
+ *	  refusals.
  */
 #include <math.h>
 
@@ -70,6 +72,78 @@ rungs(void)
 }
 
 static void
+model_rule(void)
+{
+	double partial[5] = {1, 2, 3, 4, 5};
+	double final[5] = {1.1, 1.9, 3.2, 3.8, 5.1};
+	double flat[3] = {7, 7, 7};
+	double finals3[3] = {2, 4, 3};
+	double line[4] = {1, 2, 3, 4};
+	int abstain;
+	TunerPruneForecast f;
+	TunerStatus st;
+
+	/* minimize, incumbent 1.1: at 4.5 the final is 4.505 +- 0.2254 (t, 3 df) */
+	CHECK(tuner_prune_model(partial, final, 5, 4.5, 1.1, 1, 3, &abstain, &f,
+							&st) == TUNER_OK &&
+		  !abstain);
+	CHECK(f.n == 5 && f.df == 3);
+	CHECK(fabs(f.mean - 4.505) < 1e-12);
+	CHECK(fabs(f.scale - 0.2254440063519101) < 1e-12);
+	CHECK(fabs(f.prob - 0.0003150604140071774) < 1e-9);
+	/* at 1.2 near the incumbent: not improbable */
+	CHECK(tuner_prune_model(partial, final, 5, 1.2, 1.1, 1, 3, &abstain, &f,
+							&st) == TUNER_OK);
+	CHECK(fabs(f.mean - 1.238) < 1e-12);
+	CHECK(fabs(f.scale - 0.2331437324913541) < 1e-12);
+	CHECK(fabs(f.prob - 0.2977780330872249) < 1e-9);
+	/* maximize, incumbent 5.1: the other way round */
+	CHECK(tuner_prune_model(partial, final, 5, 1.2, 5.1, -1, 3, &abstain, &f,
+							&st) == TUNER_OK);
+	CHECK(fabs(f.prob - 0.00023944540358013223) < 1e-9);
+	CHECK(tuner_prune_model(partial, final, 5, 4.5, 5.1, -1, 3, &abstain, &f,
+							&st) == TUNER_OK);
+	CHECK(fabs(f.prob - 0.038853405516237845) < 1e-9);
+	/* equal partial values: the finals' mean, sd * sqrt(1 + 1/n), n - 1 df */
+	CHECK(tuner_prune_model(flat, finals3, 3, 7, 2, 1, 3, &abstain, &f, &st) ==
+			  TUNER_OK &&
+		  !abstain);
+	CHECK(f.df == 2 && fabs(f.mean - 3) < 1e-12);
+	CHECK(fabs(f.scale - 1.1547005383792515) < 1e-12);
+	CHECK(fabs(f.prob - 0.23888351606645325) < 1e-9);
+	/* an exact fit: scale 0, the mean alone decides */
+	CHECK(tuner_prune_model(line, line, 4, 2.5, 2, 1, 3, &abstain, &f, &st) ==
+			  TUNER_OK &&
+		  f.scale < 1e-12 && f.prob == 0.0);
+	CHECK(tuner_prune_model(line, line, 4, 1.5, 2, 1, 3, &abstain, &f, &st) ==
+			  TUNER_OK &&
+		  f.prob == 1.0);
+	/* abstains below min_trials, and below 3 whatever min_trials says */
+	CHECK(tuner_prune_model(partial, final, 5, 4.5, 1.1, 1, 6, &abstain, &f,
+							&st) == TUNER_OK &&
+		  abstain);
+	CHECK(tuner_prune_model(partial, final, 2, 4.5, 1.1, 1, 1, &abstain, &f,
+							&st) == TUNER_OK &&
+		  abstain);
+	CHECK(tuner_prune_model(NULL, NULL, 0, 4.5, 1.1, 1, 1, &abstain, &f, &st) ==
+			  TUNER_OK &&
+		  abstain);
+	/* refusals */
+	final[2] = NAN;
+	CHECK(tuner_prune_model(partial, final, 5, 4.5, 1.1, 1, 3, &abstain, &f,
+							&st) == TUNER_ERR_INVALID);
+	final[2] = 3.2;
+	CHECK(tuner_prune_model(partial, final, 5, 4.5, INFINITY, 1, 3, &abstain,
+							&f, &st) == TUNER_ERR_INVALID);
+	CHECK(tuner_prune_model(partial, NULL, 5, 4.5, 1.1, 1, 3, &abstain, &f,
+							&st) == TUNER_ERR_INVALID);
+	CHECK(tuner_prune_model(partial, final, 5, NAN, 1.1, 1, 3, &abstain, &f,
+							&st) == TUNER_ERR_INVALID);
+	CHECK(tuner_prune_model(partial, final, 5, 4.5, 1.1, 0, 3, &abstain, &f,
+							&st) == TUNER_ERR_INVALID);
+}
+
+static void
 refusals(void)
 {
 	double others[2] = {1, NAN};
@@ -91,5 +165,6 @@ test_pruning(void)
 	median_rule();
 	halving();
 	rungs();
+	model_rule();
 	refusals();
 }
