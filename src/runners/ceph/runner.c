@@ -358,7 +358,9 @@ progress_tick(void *arg, int phase, double elapsed_s, uint64_t ops,
 		ps->phase = phase;
 		ps->next_s = 1;
 	}
-	if (elapsed_s < ps->next_s)
+	/* whole seconds within the phase's slot of the grid: the draining of
+	 * the last operations after duration_s reports nothing */
+	if (elapsed_s < ps->next_s || ps->next_s > ps->s->w.duration_s)
 		return;
 	snprintf(n_iops, sizeof n_iops, "%s_iops%s", phase_names[phase],
 			 dflt ? "_default" : "");
