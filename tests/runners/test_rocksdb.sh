@@ -287,6 +287,26 @@ assert 0.5 < mean_d / final["ops_per_sec_default"] < 2, (mean_d, final["ops_per_
 print(len(rows), "lines; ratios", [round(x, 3) for x in ratios])
 EOF
 fi
+# In segments, the per-second ratio_to_default is there only where the
+# pair's default ran first (pair 1 of D T T D), never against an earlier
+# pair's default (pair 2 runs its trial first)
+echo "{$(settings 6 '"paired": true, "segments": 2')}" | "$RUNNER" > "$WORK/t7.json" 2> "$WORK/t7.err" 3> "$WORK/t7.progress"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	not_ok "progress in segments: paired trial with fd 3" "exit status $rc: $(tail -3 "$WORK/t7.err")"
+else
+	check "progress in segments: ratio_to_default only in the default-first pair" $PY - "$WORK/t7.progress" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+kinds = ["D" if "ops_per_sec_default" in r["metrics"] else
+         "R" if "ratio_to_default" in r["metrics"] else "T" for r in rows]
+# D T T D: default lines, trial lines with ratios, trial lines without, default lines
+s = "".join(kinds)
+import re
+assert re.fullmatch(r"D+R+T+D+", s), s
+print(s)
+EOF
+fi
 check "progress: with fd 3 db_bench reports every second" grep -q -- '--report_interval_seconds=1' "$(
 	$PY -c "import json; print(json.load(open('$WORK/t4.json'))['_diagnostics']['runs'][0]['dir'])")/db_bench.argv"
 check "progress: without fd 3 db_bench reports nothing" $PY -c "
