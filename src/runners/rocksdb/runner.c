@@ -12,7 +12,11 @@
  * effective options, reopen the DB through librocksdb to flush and wait for
  * compactions (the deferred work), then parse db_bench's output and the LOG.
  * A trial is one run, or with "paired" the default configuration and the
- * trial configuration interleaved, "repeats" times.  See README.md.
+ * trial configuration interleaved, "repeats" times.  A paired repeat is
+ * cut into "segments" pairs of shorter runs (duration_s shared among
+ * them) in ABBA order, so that a slow drift of the machine cancels; the
+ * pairs' ratios give the ratio (their geometric mean) and its standard
+ * error (pairs.h).  See README.md.
  *
  * Progress (issue 30): when file descriptor 3 is open (tuner opens it
  * for every trial, docs/runners.md), db_bench reports its throughput
