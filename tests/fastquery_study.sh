@@ -84,6 +84,15 @@ check "each trial's ranks and cb_buffer_size reached ROMIO" \
 	                 AND details -> '_effective' -> 'hints_data' ->> 'cb_nodes' = params ->> 'cb_nodes')
 	       FROM tuner.trials WHERE study = 'fq'")" t
 check "no process of the study is left" "$(procs_of "$WORK/data" | wc -l)" 0
+# issue 30: the runner streamed one line per phase on fd 3 (steps 1, 2, 3:
+# gen, build, query), stored by the worker; the last running total_s is
+# the trial's total_s
+check "every trial's three phases are in tuner.trial_progress, the last total_s the trial's" \
+	"$(q "SELECT count(*) = 4 AND bool_and(steps = '{1,2,3}' AND abs(last_total - value) < 1e-9)
+	       FROM (SELECT tr.value, array_agg(p.step ORDER BY p.step)::int[] AS steps,
+	                    max((p.metrics ->> 'total_s')::float8) FILTER (WHERE p.step = 3) AS last_total
+	               FROM tuner.trials tr JOIN tuner.trial_progress p ON p.trial_id = tr.trial
+	              WHERE tr.study = 'fq' GROUP BY tr.trial, tr.value) x")" t
 
 # 2. A trial longer than trial_timeout_s: 2^24 particles into an empty
 # data dir (gen, build and the queries take ~7 s on a quiet 2-core

@@ -118,6 +118,14 @@ q "SELECT t.number, m.name, o.value FROM tuner.observation o JOIN tuner.trial t 
 q "SELECT count(*) FROM tuner.study_event e JOIN tuner.study s ON s.id = e.study_id
     WHERE s.name = 'ceph_e2e' AND e.event = 'sapphire_model'" >"$WORK/model_events"
 q "SELECT parameter, rank FROM tuner.lasso_rank('ceph_e2e') ORDER BY rank" >"$WORK/rank" 2>"$WORK/rank.err" || true
+# issue 30: the seconds of each complete trial's workload that tuner_ceph
+# streamed on fd 3 (2 runs x 3 phases x 2 s: up to 12 lines a trial)
+q "SELECT count(*) FROM (SELECT t.id FROM tuner.trial_progress p JOIN tuner.trial t ON t.id = p.trial_id
+     JOIN tuner.study s ON s.id = t.study_id
+    WHERE s.name = 'ceph_e2e' AND t.state = 'complete'
+    GROUP BY t.id HAVING count(*) >= 6
+       AND bool_and((SELECT bool_and(k ~ '^(write|seq_read|rand_read)_(iops|mbps|lat_mean_ms)(_default)?\$')
+                       FROM jsonb_object_keys(p.metrics) k))) x" >"$WORK/progress_trials"
 EOF
 # shellcheck disable=SC2086
 pg_virtualenv -t -o max_worker_processes=16 ${TUNER_PGV_OPTS:-} bash "$WORK/study.sh" >"$WORK/pg.log" 2>&1
@@ -144,6 +152,8 @@ is "write_mbps > 0 observed for every complete trial" \
 	"$(awk -F'|' '$2 == "write_mbps" && $3 > 0' "$WORK/observations" 2>/dev/null | wc -l | tr -d ' ')" "$complete"
 is "write_ratio observed for every complete trial" \
 	"$(awk -F'|' '$2 == "write_ratio" && $3 > 0' "$WORK/observations" 2>/dev/null | wc -l | tr -d ' ')" "$complete"
+is "every complete trial streamed its workload's seconds on fd 3 into tuner.trial_progress" \
+	"$(cat "$WORK/progress_trials" 2>/dev/null)" "$complete"
 if [ "$(wc -l <"$WORK/rank" 2>/dev/null | tr -d ' ')" = "$(cat "$WORK/params" 2>/dev/null)" ] &&
 	[ "$(head -1 "$WORK/rank" | cut -d'|' -f2)" = 1 ]; then
 	ok "tuner.lasso_rank ranks every parameter"

@@ -244,10 +244,11 @@ check "restore must be a boolean (exit 2, got $rc)" test "$rc" -eq 2
 check "the OSD is back to the default osd_max_write_size" test "$(osd_get osd_max_write_size)" = 90
 
 # --- paired measurement: default and trial interleaved ------------------
-ptrial() { # ptrial REPEATS: a paired trial of a runtime option, 1 s phases
-	echo "{\"osd_client_message_size_cap\": 209715200, \"_settings\": {\"duration_s\": 1, \"object_size\": 65536, \"paired\": true, \"repeats\": $1}}" |
-		"$RUNNER" >"$WORK/out.json" 2>"$WORK/err.txt"
+ptrial() { # ptrial REPEATS [DURATION]: a paired trial of a runtime option, 1 s phases
+	echo "{\"osd_client_message_size_cap\": 209715200, \"_settings\": {\"duration_s\": ${2:-1}, \"object_size\": 65536, \"paired\": true, \"repeats\": $1}}" |
+		"$RUNNER" >"$WORK/out.json" 2>"$WORK/err.txt" 3>"$WORK/progress.txt"
 }
+PAIRED_CHECK="$PY $ROOT/tests/runners/paired_check.py"
 if ptrial 1; then ok "a paired trial succeeds"; else
 	not_ok "a paired trial succeeds" "$(cat "$WORK/err.txt")"
 fi
@@ -262,7 +263,11 @@ for p in ("write", "seq_read", "rand_read"):
     assert abs(d[p + "_ratio"] - want) < 1e-9 * want, (p, d[p + "_ratio"], want)
     assert d[p + "_ratio_cv"] is None  # one pair: no spread
 EOF
-if ptrial 2; then ok "a paired trial with 2 repeats succeeds"; else
+for p in write seq_read rand_read; do
+	check "one pair: $p order, ratio, no _std_error" \
+		$PAIRED_CHECK pairs "$WORK/out.json" ${p}_ratio ${p}_pair_ratios 1
+done
+if ptrial 2 2; then ok "a paired trial with 2 repeats succeeds"; else
 	not_ok "a paired trial with 2 repeats succeeds" "$(cat "$WORK/err.txt")"
 fi
 check "two pairs: 4 runs, finite ratios and their CV" \
@@ -273,6 +278,33 @@ assert d["_diagnostics"]["runs"] == 4
 for p in ("write", "seq_read", "rand_read"):
     assert d[p + "_ratio"] > 0 and math.isfinite(d[p + "_ratio"])
     assert d[p + "_ratio_cv"] >= 0 and math.isfinite(d[p + "_ratio_cv"])
+EOF
+# issue 29: ABBA order, each ratio the geometric mean of the pairs', its
+# _std_error from their spread
+for p in write seq_read rand_read; do
+	check "two pairs: $p ABBA order, ratio = geometric mean of the pairs, _std_error" \
+		$PAIRED_CHECK pairs "$WORK/out.json" ${p}_ratio ${p}_pair_ratios 2 ${p}_pair_ratio_sd_log
+done
+# issue 30: one line a second of the workload on fd 3 (2 s phases, 4 runs
+# of 3 phases: about 24 lines), steps on the fixed grid
+check "progress: well-formed lines on fd 3, about one per second" \
+	$PAIRED_CHECK progress "$WORK/progress.txt" 12 '(write|seq_read|rand_read)_(iops|mbps|lat_mean_ms)(_default)?'
+check "progress: each phase's lines within its slot of the step grid, default runs named _default" \
+	$PY - "$WORK/progress.txt" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+phases = ["write", "seq_read", "rand_read"]
+order = ["default", "trial", "trial", "default"]
+seen = set()
+for r in rows:
+    slot = int((r["step"] - 1e-9) // 2)      # 2 s phases: slot = 3 run + phase
+    run, phase = divmod(slot, 3)
+    sfx = "_default" if order[run] == "default" else ""
+    p = phases[phase]
+    assert set(r["metrics"]) == {p + "_iops" + sfx, p + "_mbps" + sfx, p + "_lat_mean_ms" + sfx}, r
+    assert all(v > 0 for v in r["metrics"].values()), r
+    seen.add(slot)
+assert len(seen) >= 10, sorted(seen)   # (nearly) every phase of every run
 EOF
 check "paired trials removed their objects" \
 	bash -c "[ -z \"\$(timeout 60 rados --conf $CONF --keyring $KEYRING -p tuner ls | grep '^tuner_ceph_')\" ]"

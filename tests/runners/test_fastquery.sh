@@ -174,7 +174,7 @@ RUNNER=$DIR/tuner_fastquery_runner
 S="\"particles\": $N, \"random_queries\": 4, \"data_dir\": \"$T/fqdata\""
 mkdir -p "$T/fqdata"
 echo "{\"_settings\": {$S, \"paired\": true, \"repeats\": 2}}" |
-	nice -n 10 "$RUNNER" > "$T/paired.json"
+	nice -n 10 "$RUNNER" > "$T/paired.json" 3> "$T/paired.progress"
 check "paired runner run exits 0" [ $? -eq 0 ]
 check "paired output: metrics, total_s_default, speedup_vs_default, 4 runs" \
 	/usr/bin/python3 - "$T/paired.json" <<'PY'
@@ -203,6 +203,42 @@ for r in runs:
 assert len({r["index_bytes"] for r in runs}) == 1
 assert "hints_data" in d["_effective"]
 PY
+# issue 29: the pairs in ABBA order, speedup_vs_default their geometric
+# mean, its _std_error the delta method's from their spread
+PAIRED_CHECK="/usr/bin/python3 $ROOT/tests/runners/paired_check.py"
+check "paired: ABBA order, speedup = geometric mean of the pair ratios, _std_error" \
+	$PAIRED_CHECK pairs "$T/paired.json" speedup_vs_default pair_ratios 2 pair_ratio_sd_log
+# issue 30: one progress line per phase on fd 3, as tuner reads them, and
+# the numbers are those of the runs the output reports
+check "progress: well-formed lines on fd 3, one per phase (12)" \
+	$PAIRED_CHECK progress "$T/paired.progress" 12 '(gen|build|query|total)_s(_default)?'
+check "progress: step = phase index, the phase's seconds and the running total" \
+	/usr/bin/python3 - "$T/paired.progress" "$T/paired.json" <<'PY'
+import json, math, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+runs = json.load(open(sys.argv[2]))["_diagnostics"]["runs"]
+assert len(rows) == 3 * len(runs), (len(rows), len(runs))
+for j, r in enumerate(runs):
+    sfx = "_default" if r["role"] == "default" else ""
+    for i, phase in enumerate(["gen", "build", "query"]):
+        row = rows[3 * j + i]
+        assert row["step"] == 3 * j + i + 1, row
+        assert set(row["metrics"]) == {phase + "_s" + sfx, "total_s" + sfx}, row
+        assert math.isclose(row["metrics"][phase + "_s" + sfx], r[phase + "_s"],
+                            rel_tol=1e-9, abs_tol=1e-12), (row, r)
+    assert math.isclose(rows[3 * j + 2]["metrics"]["total_s" + sfx], r["total_s"],
+                        rel_tol=1e-9), (rows[3 * j + 2], r)
+PY
+echo "{\"_settings\": {$S, \"paired\": true}}" > "$T/paired1.in"
+nice -n 10 "$RUNNER" < "$T/paired1.in" > "$T/paired1.json" 3>&-
+check "paired, one pair: no _std_error (one pair gives no spread), no fd 3" \
+	$PAIRED_CHECK pairs "$T/paired1.json" speedup_vs_default pair_ratios 1
+# fd 3 must never stop the trial: a pipe without reader (EPIPE) or one
+# that is full and never read (EAGAIN) ends the streaming, not the trial
+check "progress: fd 3 without reader (EPIPE): the trial goes on" \
+	$PAIRED_CHECK fd3 closed "$T/paired1.in" "$T/epipe.json" -- nice -n 10 "$RUNNER"
+check "progress: fd 3 full, never read (EAGAIN): the trial goes on" \
+	$PAIRED_CHECK fd3 full "$T/paired1.in" "$T/eagain.json" -- nice -n 10 "$RUNNER"
 echo "{\"bins\": 16, \"_settings\": {$S}}" | nice -n 10 "$RUNNER" > "$T/unpaired.json"
 check "unpaired runner output has no paired keys and no _diagnostics" \
 	/usr/bin/python3 -c 'import json, sys

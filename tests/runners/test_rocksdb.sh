@@ -122,6 +122,10 @@ badinput "bad input: non-integer" '{"write_buffer_size": 1.5}' 'must be an integ
 badinput "bad input: out of range" '{"max_write_buffer_number": 0}' 'outside the accepted range'
 badinput "bad input: bad settings" '{"_settings": {"duration_s": "long"}}' '_settings.duration_s must be an integer'
 badinput "bad input: bad default_config" '{"_settings": {"default_config": {"nope": 1}}}' 'unknown parameter "nope" in _settings.default_config'
+badinput "bad input: segments 0" '{"_settings": {"paired": true, "segments": 0}}' '_settings.segments must be an integer in [1, 16]'
+badinput "bad input: segments 17" '{"_settings": {"paired": true, "segments": 17}}' '_settings.segments must be an integer in [1, 16]'
+badinput "bad input: segments longer than duration_s" '{"_settings": {"paired": true, "duration_s": 3, "segments": 4}}' 'must not exceed duration_s (3)'
+badinput "bad input: segments x repeats above 40 pairs" '{"_settings": {"paired": true, "segments": 16, "repeats": 3}}' 'must not exceed 40 pairs'
 badinput "bad input: a newline in a key stays on the last line" '{"bad\nkey": 1}' 'unknown parameter "bad\x0akey"'
 
 # --- end to end: real db_bench, short trials ----------------------------------
@@ -205,16 +209,55 @@ assert d['flush_count'] == p['flush_count'] and d['compaction_count'] == p['comp
 
 run_trial "end to end: paired trial (default vs default, 3 s)" \
 	"{$(settings 3 '"paired": true')}" "$WORK/t3.json"
-check "paired: default and trial runs interleaved" $PY -c "
-import json; d = json.load(open('$WORK/t3.json'))
-roles = [r['role'] for r in d['_diagnostics']['runs']]
-assert roles == ['default', 'trial'], roles"
+# issue 29: without the setting a paired trial of 3 s runs 3 segments (the
+# default 4 needs 4 s) of 1 s, in ABBA order; the ratios are the
+# geometric means of the pairs', with their standard errors
+PAIRED_CHECK="$PY $ROOT/tests/runners/paired_check.py"
+check "paired: 3 segments of 1 s, roles in the runs' order" $PY -c "
+import json; d = json.load(open('$WORK/t3.json'))['_diagnostics']
+runs = d['runs']
+assert d['segments'] == 3 and d['pairs'] == 3, d
+assert [r['role'] for r in runs] == d['order'], d['order']
+assert [(r['pair'], r['segment'], r['repeat'], r['duration_s']) for r in runs] == \
+    [(1, 1, 1, 1), (1, 1, 1, 1), (2, 2, 1, 1), (2, 2, 1, 1), (3, 3, 1, 1), (3, 3, 1, 1)], runs"
+check "paired: ABBA order, ratio_to_default = geometric mean of the pairs, _std_error" \
+	$PAIRED_CHECK pairs "$WORK/t3.json" ratio_to_default pair_ratios 3 pair_ratio_sd_log
+check "paired: the same for ratio_with_compaction_to_default" \
+	$PAIRED_CHECK pairs "$WORK/t3.json" ratio_with_compaction_to_default pair_ratios_with_compaction 3 pair_ratio_with_compaction_sd_log
+check "paired: each pair's ratio is its runs' ops/s ratio" $PY -c "
+import json, math; d = json.load(open('$WORK/t3.json')); g = d['_diagnostics']
+by = {(r['pair'], r['role']): r for r in g['runs']}
+for k, x in enumerate(g['pair_ratios'], 1):
+    assert math.isclose(x, by[k, 'trial']['ops_per_sec'] / by[k, 'default']['ops_per_sec'], rel_tol=1e-12), (k, x)
+m = sum(r['ops_per_sec'] for r in g['runs'] if r['role'] == 'default') / 3
+assert math.isclose(d['ops_per_sec_default'], m, rel_tol=1e-12), (d['ops_per_sec_default'], m)"
+
+# 5 s in 2 segments: pairs of 2 s then 3 s, each side 5 s in all; fd 3
+# is a pipe nobody reads (EPIPE): the streaming stops, the trial goes on
+echo "{$(settings 5 '"paired": true, "segments": 2')}" > "$WORK/t5.in"
+check "segments 2 of 5 s, fd 3 without reader (EPIPE): the trial goes on" \
+	$PAIRED_CHECK fd3 closed "$WORK/t5.in" "$WORK/t5.json" -- "$RUNNER"
+check "segments 2 of 5 s: runs of 2 s then 3 s, ABBA" $PY -c "
+import json; d = json.load(open('$WORK/t5.json'))['_diagnostics']
+assert [(r['role'], r['duration_s']) for r in d['runs']] == \
+    [('default', 2), ('trial', 2), ('trial', 3), ('default', 3)], d['runs']
+assert d['order'] == ['default', 'trial', 'trial', 'default'] and d['pairs'] == 2, d"
+check "segments 2 of 5 s: ratios and _std_error" \
+	$PAIRED_CHECK pairs "$WORK/t5.json" ratio_to_default pair_ratios 2 pair_ratio_sd_log
+run_trial "end to end: paired trial with segments 1 (one pair of 3 s)" \
+	"{$(settings 3 '"paired": true, "segments": 1')}" "$WORK/t6.json"
+check "segments 1: one pair, no _std_error (one pair has no spread)" \
+	$PAIRED_CHECK pairs "$WORK/t6.json" ratio_to_default pair_ratios 1
+check "unpaired: one run of duration_s, segments 1, no _std_error" $PY -c "
+import json; d = json.load(open('$WORK/t1.json'))
+assert '_std_error' not in d and d['_diagnostics']['segments'] == 1, d['_diagnostics']
+assert [r['duration_s'] for r in d['_diagnostics']['runs']] == [3]"
 
 # Progress on fd 3 (issue 30): a paired trial of 4 s with fd 3 open gives
 # one line a second for each run, as tuner reads them: steps increasing,
 # the default's throughput, then the trial's and its ratio to the same
 # second of the default's; without fd 3 db_bench reports nothing.
-echo "{$(settings 4 '"paired": true')}" | "$RUNNER" > "$WORK/t4.json" 2> "$WORK/t4.err" 3> "$WORK/t4.progress"
+echo "{$(settings 4 '"paired": true, "segments": 1')}" | "$RUNNER" > "$WORK/t4.json" 2> "$WORK/t4.err" 3> "$WORK/t4.progress"
 rc=$?
 if [ "$rc" -ne 0 ]; then
 	not_ok "progress: paired trial with fd 3" "exit status $rc: $(tail -3 "$WORK/t4.err")"
@@ -242,6 +285,26 @@ assert len(ratios) >= 3 and all(0.2 < x < 5 for x in ratios), ratios
 mean_d = sum(r["metrics"]["ops_per_sec_default"] for r in default) / len(default)
 assert 0.5 < mean_d / final["ops_per_sec_default"] < 2, (mean_d, final["ops_per_sec_default"])
 print(len(rows), "lines; ratios", [round(x, 3) for x in ratios])
+EOF
+fi
+# In segments, the per-second ratio_to_default is there only where the
+# pair's default ran first (pair 1 of D T T D), never against an earlier
+# pair's default (pair 2 runs its trial first)
+echo "{$(settings 6 '"paired": true, "segments": 2')}" | "$RUNNER" > "$WORK/t7.json" 2> "$WORK/t7.err" 3> "$WORK/t7.progress"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	not_ok "progress in segments: paired trial with fd 3" "exit status $rc: $(tail -3 "$WORK/t7.err")"
+else
+	check "progress in segments: ratio_to_default only in the default-first pair" $PY - "$WORK/t7.progress" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+kinds = ["D" if "ops_per_sec_default" in r["metrics"] else
+         "R" if "ratio_to_default" in r["metrics"] else "T" for r in rows]
+# D T T D: default lines, trial lines with ratios, trial lines without, default lines
+s = "".join(kinds)
+import re
+assert re.fullmatch(r"D+R+T+D+", s), s
+print(s)
 EOF
 fi
 check "progress: with fd 3 db_bench reports every second" grep -q -- '--report_interval_seconds=1' "$(

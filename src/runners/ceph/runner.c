@@ -26,6 +26,8 @@
 #include "ceph_input.h"
 #include "cephcmd.h"
 #include "json.h"
+#include "pairs.h"
+#include "progress.h"
 #include "runner_common.h"
 #include "work_dir.h"
 #include "workload.h"
@@ -319,6 +321,65 @@ phase_values(const phase_result *r, double *out)
 }
 
 /*
+ * Progress (issue 30): one line on fd 3 per second of the workload.  step
+ * = seconds into the trial's workload on a fixed grid: phase k (0..2) of
+ * the trial's run r (0..) starts at (3 r + k) x duration_s, whatever the
+ * OSD restarts and removals between them took, so that the same step is
+ * the same point of the workload in every trial.  metrics: the phase's
+ * P_iops, P_mbps (operations and MiB per second so far in the phase) and
+ * P_lat_mean_ms (mean latency so far), with "_default" after each name in
+ * a default run.
+ */
+typedef struct
+{
+	const ceph_settings *s;
+	const char *role; /* "trial" or "default" */
+	int run;          /* 0.. */
+	int phase;        /* the phase of next_s */
+	int next_s;       /* the next whole second of the phase to report */
+} progress_state;
+
+static progress_state progress;
+
+static void
+progress_tick(void *arg, int phase, double elapsed_s, uint64_t ops,
+			  double lat_sum_ms)
+{
+	progress_state *ps = arg;
+	bool dflt = strcmp(ps->role, "default") == 0;
+	char n_iops[48], n_mbps[48], n_lat[48];
+	const char *names[3] = {n_iops, n_mbps, n_lat};
+	double values[3];
+
+	if (!progress_active() || ops == 0)
+		return;
+	if (phase != ps->phase)
+	{
+		ps->phase = phase;
+		ps->next_s = 1;
+	}
+	/* whole seconds within the phase's slot of the grid: the draining of
+	 * the last operations after duration_s reports nothing */
+	if (elapsed_s < ps->next_s || ps->next_s > ps->s->w.duration_s)
+		return;
+	snprintf(n_iops, sizeof n_iops, "%s_iops%s", phase_names[phase],
+			 dflt ? "_default" : "");
+	snprintf(n_mbps, sizeof n_mbps, "%s_mbps%s", phase_names[phase],
+			 dflt ? "_default" : "");
+	snprintf(n_lat, sizeof n_lat, "%s_lat_mean_ms%s", phase_names[phase],
+			 dflt ? "_default" : "");
+	values[0] = (double)ops / elapsed_s;
+	values[1] =
+		(double)ops * (double)ps->s->w.object_size / 1048576.0 / elapsed_s;
+	values[2] = lat_sum_ms / (double)ops;
+	progress_emit((3.0 * ps->run + phase) * ps->s->w.duration_s +
+					  (double)ps->next_s,
+				  3, names, values);
+	/* one line a second: skip the seconds no operation ended in */
+	ps->next_s = (int)elapsed_s + 1;
+}
+
+/*
  * One run of the workload with whatever configuration is applied: a fresh
  * benchmark handle (it fetches the client options set for this run), the
  * three phases, then the removal of every object written.
@@ -342,6 +403,7 @@ run_once(const ceph_target *t, const ceph_settings *s, rados_t admin,
 	if (rados_ioctx_create(bench, s->pool, &io) < 0)
 		die(EXIT_FAILED, "pool %s: cannot open it", s->pool);
 	m->objects = 0;
+	progress.phase = -1;
 	if (workload_write(io, &s->w, &ph[0], &m->objects, err, sizeof(err)) < 0 ||
 		workload_read(io, &s->w, false, m->objects, &ph[1], err, sizeof(err)) <
 			0 ||
@@ -460,6 +522,8 @@ main(int argc, char **argv)
 	int runs, r, p, v;
 	bool read_back_done = false;
 	strbuf sb;
+	double *pair_ratio[N_PHASES];
+	pair_stats pstats[N_PHASES];
 
 	/* die() shuts down the librados handles before exiting */
 	runner_init("tuner_ceph", shutdown_handles);
@@ -545,6 +609,20 @@ main(int argc, char **argv)
 	trial_runs = calloc(s.repeats, sizeof(run_metrics));
 	default_runs = calloc(s.repeats, sizeof(run_metrics));
 	runs = s.paired ? 2 * s.repeats : s.repeats;
+	for (p = 0; p < N_PHASES; p++)
+	{
+		pair_ratio[p] = calloc(s.repeats, sizeof(double));
+		pstats[p].n = 0;
+		pstats[p].geomean = pstats[p].sd_log = pstats[p].std_error =
+			pstats[p].cv = NAN;
+	}
+	/* fd 3: progress lines, when it is open (progress.h) */
+	if (progress_init())
+	{
+		progress.s = &s;
+		s.w.tick = progress_tick;
+		s.w.tick_arg = &progress;
+	}
 	for (r = 0; r < runs; r++)
 	{
 		int pair = s.paired ? r / 2 : r;
@@ -558,6 +636,8 @@ main(int argc, char **argv)
 
 			restarted = restarted || restart;
 		}
+		progress.role = is_trial ? "trial" : "default";
+		progress.run = r;
 		run_once(&t, &s, admin, opts, nopts, is_trial && !read_back_done, osds,
 				 nosds, is_trial ? &trial_runs[pair] : &default_runs[pair]);
 		if (is_trial)
@@ -585,9 +665,6 @@ main(int argc, char **argv)
 	{
 		for (p = 0; p < N_PHASES; p++)
 		{
-			double logsum = 0, sum = 0, sumsq = 0, ratio;
-			int k = 0;
-
 			for (v = 0; v < 2; v++)
 			{
 				sb_printf(&sb, "\"%s_%s_default\": ", phase_names[p],
@@ -596,26 +673,35 @@ main(int argc, char **argv)
 				sb_append(&sb, ", ");
 			}
 			for (r = 0; r < s.repeats; r++)
-			{
-				ratio = trial_runs[r].v[p][0] / default_runs[r].v[p][0];
-				if (!isfinite(ratio) || ratio <= 0)
-					continue;
-				logsum += log(ratio);
-				sum += ratio;
-				sumsq += ratio * ratio;
-				k++;
-			}
+				pair_ratio[p][r] =
+					trial_runs[r].v[p][0] / default_runs[r].v[p][0];
+			pair_stats_of(pair_ratio[p], s.repeats, &pstats[p]);
 			/* geometric mean of the per-pair ratios of MiB/s (= of IOPS) */
 			sb_printf(&sb, "\"%s_ratio\": ", phase_names[p]);
-			sb_json_number(&sb, k ? exp(logsum / k) : NAN);
+			sb_json_number(&sb, pstats[p].geomean);
 			/* their coefficient of variation (sample sd / mean) */
 			sb_printf(&sb, ", \"%s_ratio_cv\": ", phase_names[p]);
-			sb_json_number(
-				&sb, k > 1 ? sqrt(fmax(0, (sumsq - sum * sum / k) / (k - 1))) /
-								 (sum / k)
-						   : NAN);
+			sb_json_number(&sb, pstats[p].cv);
 			sb_append(&sb, ", ");
 		}
+	}
+	/* the ratios' standard errors, when two pairs or more give them */
+	if (s.paired && s.repeats >= 2)
+	{
+		bool first = true;
+
+		for (p = 0; p < N_PHASES; p++)
+		{
+			if (pstats[p].n < 2 || !isfinite(pstats[p].std_error))
+				continue;
+			sb_printf(&sb,
+					  "%s\"%s_ratio\": ", first ? "\"_std_error\": {" : ", ",
+					  phase_names[p]);
+			sb_json_number(&sb, pstats[p].std_error);
+			first = false;
+		}
+		if (!first)
+			sb_append(&sb, "}, ");
 	}
 	nobjects = trial_runs[0].objects;
 	sb_append(&sb, "\"_requested\": {");
@@ -657,11 +743,34 @@ main(int argc, char **argv)
 			  runs, (unsigned long long)nobjects, s.w.object_size,
 			  s.w.concurrency);
 	sb_json_number(&sb, s.w.duration_s);
+	if (s.paired)
+	{
+		/* the pairs: their order (ABBA), each phase's ratios, spread */
+		sb_append(&sb, ", \"order\": [");
+		for (r = 0; r < runs; r++)
+		{
+			int pair = r / 2;
+
+			sb_append(&sb, r ? ", " : "");
+			sb_append(&sb, (r % 2 == 1) != (pair % 2 == 1) ? "\"trial\""
+														   : "\"default\"");
+		}
+		sb_printf(&sb, "], \"pairs\": %d", s.repeats);
+		for (p = 0; p < N_PHASES; p++)
+		{
+			sb_printf(&sb, ", \"%s_pair_ratios\": ", phase_names[p]);
+			sb_json_numbers(&sb, pair_ratio[p], s.repeats);
+			sb_printf(&sb, ", \"%s_pair_ratio_sd_log\": ", phase_names[p]);
+			sb_json_number(&sb, pstats[p].sd_log);
+		}
+	}
 	sb_append(&sb, "}}\n");
 	fputs(sb.data, stdout);
 	sb_free(&sb);
 	free(opts);
 	free(trial_runs);
 	free(default_runs);
+	for (p = 0; p < N_PHASES; p++)
+		free(pair_ratio[p]);
 	return 0;
 }

@@ -157,7 +157,7 @@ run_phase(rados_ioctx_t io, const workload_spec *w, phase_kind kind,
 	slot *slots;
 	latencies lat;
 	uint64_t next = 0, rng = w->seed;
-	double start, deadline, last_end;
+	double start, deadline, last_end, lat_sum_ms = 0;
 	int inflight = 0, i, failed = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -239,8 +239,12 @@ run_phase(rados_ioctx_t io, const workload_spec *w, phase_kind kind,
 			continue;
 		}
 		lat_add(&lat, (s->end - s->start) * 1000.0);
+		lat_sum_ms += (s->end - s->start) * 1000.0;
 		res->ops++;
 		res->bytes += w->object_size;
+		if (w->tick != NULL)
+			w->tick(w->tick_arg, (int)kind, s->end - start, res->ops,
+					lat_sum_ms);
 		if (s->end > last_end)
 			last_end = s->end;
 		if (!failed && !workload_stop && now_s() < deadline)

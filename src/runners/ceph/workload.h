@@ -25,6 +25,15 @@ typedef struct
 	double duration_s;
 	char prefix[96]; /* object names are "<prefix>_<index>" */
 	uint64_t seed;   /* random read order */
+	/*
+	 * Called by the main thread after each completed operation (NULL:
+	 * never), for progress lines: phase 0 write, 1 sequential read, 2
+	 * random read; seconds since the phase started, operations completed
+	 * and the sum of their latencies in ms so far.
+	 */
+	void (*tick)(void *arg, int phase, double elapsed_s, uint64_t ops,
+				 double lat_sum_ms);
+	void *tick_arg;
 } workload_spec;
 
 typedef struct

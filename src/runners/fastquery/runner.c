@@ -22,6 +22,8 @@
 #define _GNU_SOURCE
 #include "fq_runner.h"
 #include "json.h"
+#include "pairs.h"
+#include "progress.h"
 #include "runner_common.h"
 
 #include <dirent.h>
@@ -354,6 +356,30 @@ static const char *const metric_names[N_METRICS] = {
 	"total_s", "build_s", "query_s",     "read_s", "range_s",
 	"index_s", "write_s", "index_bytes", "cpu_s",  "gen_s"};
 
+/*
+ * Progress (issue 30): one line on fd 3 when a step of a run ends; step
+ * = the phase's index over the whole trial (gen, build, query of the
+ * first run are 1, 2, 3; of the second 4, 5, 6; ...), metrics = that
+ * phase's seconds and the run's running total (build_s + query_s so far,
+ * as total_s), suffixed "_default" in a default run.
+ */
+static int phases_done = 0;
+
+static void
+progress_phase(const char *role, const char *phase, double secs,
+			   double running_total)
+{
+	bool dflt = strcmp(role, "default") == 0;
+	char name[32], total[32];
+	const char *names[2] = {name, total};
+	double values[2] = {secs, running_total};
+
+	phases_done++;
+	snprintf(name, sizeof name, "%s_s%s", phase, dflt ? "_default" : "");
+	snprintf(total, sizeof total, "total_s%s", dflt ? "_default" : "");
+	progress_emit(phases_done, 2, names, values);
+}
+
 /* One run (gen, build, query) of one configuration. */
 typedef struct
 {
@@ -371,6 +397,7 @@ typedef struct
 static void
 run_once(const FqTrial *t, double deadline, FqRun *r)
 {
+	double b;
 	char *argv[MAX_ARGS];
 	int argc;
 	char num[64];
@@ -392,6 +419,7 @@ run_once(const FqTrial *t, double deadline, FqRun *r)
 	if (!json_is_string(v))
 		die(EXIT_FAILED, "tuner_fastquery gen reported no path");
 	data_path = json_string_value(v);
+	progress_phase(r->role, "gen", metric(gen, "gen_s", "gen"), 0);
 
 	/* build: the index goes to a private directory, removed at the end */
 	snprintf(index_dir, sizeof index_dir, "%s/fqrun-XXXXXX",
@@ -415,6 +443,8 @@ run_once(const FqTrial *t, double deadline, FqRun *r)
 	add_arg(argv, &argc, "--align", num);
 	add_hints(argv, &argc, t);
 	r->build = run_step(argv, deadline);
+	b = metric(r->build, "build_s", "build");
+	progress_phase(r->role, "build", b, b);
 
 	/* query: the fixed query set, same ranks and hints */
 	argc = start_argv(argv, t, "query");
@@ -427,6 +457,8 @@ run_once(const FqTrial *t, double deadline, FqRun *r)
 	add_arg(argv, &argc, "--query-seed", num);
 	add_hints(argv, &argc, t);
 	r->query = run_step(argv, deadline);
+	progress_phase(r->role, "query", metric(r->query, "query_s", "query"),
+				   b + metric(r->query, "query_s", "query"));
 	remove_index();
 	index_path[0] = index_dir[0] = '\0';
 
@@ -460,15 +492,13 @@ mean_of(const FqRun *runs, int n, const char *role, int i)
 }
 
 /*
- * Geometric mean over the repeats of default total_s / trial total_s:
- * each pair ran back to back, so a slow period of the machine cancels.
+ * Each repeat's default total_s / trial total_s (NaN: not measured):
+ * each pair ran back to back, so a slow period of the machine cancels;
+ * their geometric mean is speedup_vs_default (pairs.h).
  */
-static double
-speedup(const FqRun *runs, int n, int repeats)
+static void
+pair_speedups(const FqRun *runs, int n, int repeats, double *out)
 {
-	double logsum = 0;
-	int pairs = 0;
-
 	for (int k = 1; k <= repeats; k++)
 	{
 		const FqRun *d = NULL, *t = NULL;
@@ -481,12 +511,10 @@ speedup(const FqRun *runs, int n, int repeats)
 				else
 					t = &runs[j];
 			}
-		if (d == NULL || t == NULL || !(d->m[0] > 0) || !(t->m[0] > 0))
-			continue;
-		logsum += log(d->m[0] / t->m[0]);
-		pairs++;
+		out[k - 1] = NAN;
+		if (d != NULL && t != NULL && d->m[0] > 0 && t->m[0] > 0)
+			out[k - 1] = d->m[0] / t->m[0];
 	}
-	return pairs ? exp(logsum / pairs) : NAN;
 }
 
 /*
@@ -500,6 +528,12 @@ emit(const FqTrial *t, const FqRun *runs, int n)
 {
 	const FqRun *first = NULL;
 	strbuf out;
+	double ratios[FQ_MAX_REPEATS];
+	pair_stats ps;
+
+	if (t->paired)
+		pair_speedups(runs, n, t->repeats, ratios);
+	pair_stats_of(ratios, t->paired ? t->repeats : 0, &ps);
 
 	for (int j = 0; j < n && first == NULL; j++)
 		if (strcmp(runs[j].role, "trial") == 0)
@@ -516,7 +550,14 @@ emit(const FqTrial *t, const FqRun *runs, int n)
 		sb_append(&out, ", \"total_s_default\": ");
 		sb_json_number(&out, mean_of(runs, n, "default", 0));
 		sb_append(&out, ", \"speedup_vs_default\": ");
-		sb_json_number(&out, speedup(runs, n, t->repeats));
+		sb_json_number(&out, ps.geomean);
+		/* its standard error, when two pairs or more give one */
+		if (ps.n >= 2 && isfinite(ps.std_error))
+		{
+			sb_append(&out, ", \"_std_error\": {\"speedup_vs_default\": ");
+			sb_json_number(&out, ps.std_error);
+			sb_append(&out, "}");
+		}
 	}
 	fq_append_effective(&out, first->build, first->query);
 	if (n > 1)
@@ -536,7 +577,21 @@ emit(const FqTrial *t, const FqRun *runs, int n)
 			}
 			sb_append(&out, "}");
 		}
-		sb_append(&out, "]}");
+		sb_append(&out, "]");
+		if (t->paired)
+		{
+			/* the pairs: their order (ABBA), speedups and spread */
+			sb_append(&out, ", \"order\": [");
+			for (int j = 0; j < n; j++)
+				sb_printf(&out, "%s\"%s\"", j ? ", " : "", runs[j].role);
+			sb_printf(&out, "], \"pairs\": %d, \"pair_ratios\": ", t->repeats);
+			sb_json_numbers(&out, ratios, t->repeats);
+			sb_append(&out, ", \"pair_ratio_sd_log\": ");
+			sb_json_number(&out, ps.sd_log);
+			sb_append(&out, ", \"pair_ratio_cv\": ");
+			sb_json_number(&out, ps.cv);
+		}
+		sb_append(&out, "}");
 	}
 	sb_append(&out, "}");
 	puts(out.data);
@@ -556,6 +611,8 @@ main(void)
 	/* die() without a prefix: this runner's messages never had one */
 	runner_init(NULL, NULL);
 	runner_install_signals(on_signal);
+	/* fd 3: progress lines, when it is open (progress.h) */
+	(void)progress_init();
 	input = runner_read_stdin("configuration", &got_signal, NULL);
 	if (!fq_parse_trial(input, &t, err, sizeof err))
 		die(EXIT_BADINPUT, "%s", err);

@@ -162,6 +162,12 @@ parse_setting(const char *name, json_t *v, rdb_trial *st, strbuf *err)
 			return false;
 		st->repeats = (int)x;
 	}
+	else if (strcmp(name, "segments") == 0)
+	{
+		if (!int_setting(v, name, 1, RDB_MAX_SEGMENTS, &x, err))
+			return false;
+		st->segments = (int)x;
+	}
 	else if (strcmp(name, "work_dir") == 0)
 		return path_setting(v, name, st->work_dir, err);
 	else if (strcmp(name, "db_bench") == 0)
@@ -217,8 +223,32 @@ parse_root(json_t *root, const json_error_t *error, rdb_trial *st, strbuf *err)
 				return false;
 		}
 	}
-	return parse_config(root, "the configuration", st->cfg_trial,
-						st->trial_given, true, err);
+	if (!parse_config(root, "the configuration", st->cfg_trial,
+					  st->trial_given, true, err))
+		return false;
+	/* segments: only a paired trial is split (an unpaired one has nothing
+	 * to interleave); not given, RDB_DEFAULT_SEGMENTS when it fits */
+	if (!st->paired)
+		st->segments = 1;
+	else if (st->segments == 0)
+	{
+		st->segments = RDB_DEFAULT_SEGMENTS;
+		while (st->segments > 1 &&
+			   (st->segments > st->duration_s ||
+				st->segments * st->repeats > RDB_MAX_PAIRS))
+			st->segments--;
+	}
+	else if (st->segments > st->duration_s)
+		return sb_refuse(err,
+						 "_settings.segments (%d) must not exceed duration_s "
+						 "(%d): each segment runs at least one second",
+						 st->segments, st->duration_s);
+	else if (st->segments * st->repeats > RDB_MAX_PAIRS)
+		return sb_refuse(err,
+						 "_settings.segments x repeats (%d x %d) must not "
+						 "exceed %d pairs",
+						 st->segments, st->repeats, RDB_MAX_PAIRS);
+	return true;
 }
 
 bool

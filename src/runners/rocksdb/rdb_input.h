@@ -30,12 +30,21 @@ extern const param_spec rdb_params[RDB_N_PARAMS];
 
 /* Upper bound of _settings.repeats (a paired trial runs twice as many). */
 #define RDB_MAX_REPEATS 20
+/* Upper bound of _settings.segments, and of the pairs of a paired trial
+ * (repeats x segments). */
+#define RDB_MAX_SEGMENTS 16
+#define RDB_MAX_PAIRS    40
+/* Segments of a paired trial when _settings.segments is not given. */
+#define RDB_DEFAULT_SEGMENTS 4
 
 typedef struct
 {
 	int duration_s;
 	bool paired;
 	int repeats;
+	/* a paired repeat's duration_s is split into this many pairs of
+	 * shorter runs (1 when unpaired); see README.md "Segments" */
+	int segments;
 	char work_dir[PATH_MAX];
 	char db_bench[PATH_MAX];
 	long seed;

@@ -12,7 +12,11 @@
  * effective options, reopen the DB through librocksdb to flush and wait for
  * compactions (the deferred work), then parse db_bench's output and the LOG.
  * A trial is one run, or with "paired" the default configuration and the
- * trial configuration interleaved, "repeats" times.  See README.md.
+ * trial configuration interleaved, "repeats" times.  A paired repeat is
+ * cut into "segments" pairs of shorter runs (duration_s shared among
+ * them) in ABBA order, so that a slow drift of the machine cancels; the
+ * pairs' ratios give the ratio (their geometric mean) and its standard
+ * error (pairs.h).  See README.md.
  *
  * Progress (issue 30): when file descriptor 3 is open (tuner opens it
  * for every trial, docs/runners.md), db_bench reports its throughput
@@ -30,6 +34,8 @@
 #define _GNU_SOURCE
 #include "json.h"
 #include "logparse.h"
+#include "pairs.h"
+#include "progress.h"
 #include "rdb.h"
 #include "rdb_input.h"
 #include "runner_common.h"
@@ -58,8 +64,8 @@
 #include <unistd.h>
 
 #define MAX_ARGS 96
-/* the runs of a trial: repeats, twice when paired */
-#define MAX_RUNS (2 * RDB_MAX_REPEATS)
+/* the runs of a trial: its pairs' (repeats x segments) two runs each */
+#define MAX_RUNS (2 * RDB_MAX_PAIRS)
 
 /* ---------------------------------------------------------------------
  * The fixed, scaled workload (README.md explains every value).
@@ -101,7 +107,10 @@ static const char *const mixgraph_flags[] = {
 typedef struct
 {
 	const char *role; /* "default" or "trial" */
-	int repeat;
+	int repeat;       /* 1..repeats */
+	int segment;      /* 1..segments of the repeat */
+	int pair; /* 1..repeats x segments: (repeat-1) x segments + segment */
+	int duration_s; /* db_bench --duration of this run */
 	char dir[PATH_MAX];
 	bench_line bench;
 	double workload_s;
@@ -139,7 +148,6 @@ static volatile pid_t child_pid = 0;
  * Progress on fd 3 (see the header)
  * ---------------------------------------------------------------------
  */
-#define PROGRESS_FD  3
 #define MAX_REPORT_S 100000
 
 /* fd 3 is open and takes our lines */
@@ -783,7 +791,7 @@ param_arg(arglist *a, int i, double v)
 /* The db_bench mixgraph command for one run. */
 static void
 mixgraph_args(const rdb_trial *st, const char *db_dir, const double *cfg,
-			  arglist *a)
+			  int duration_s, arglist *a)
 {
 	int i;
 
@@ -794,7 +802,7 @@ mixgraph_args(const rdb_trial *st, const char *db_dir, const double *cfg,
 	arg_add(a, "--use_existing_db=true");
 	arg_add(a, "--num=%ld", st->num_keys);
 	arg_add(a, "--key_size=%d", KEY_SIZE);
-	arg_add(a, "--duration=%d", st->duration_s);
+	arg_add(a, "--duration=%d", duration_s);
 	arg_add(a, "--seed=%ld", st->seed);
 	arg_add(a, "--statistics=1");
 	arg_add(a, "--histogram=1");
@@ -912,7 +920,8 @@ self_cpu_s(void)
 /* Restore, run db_bench, finish the deferred work, and measure. */
 static void
 do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
-	   const char *role, int repeat, const double *cfg, run_result *r)
+	   const char *role, int repeat, int segment, int duration_s,
+	   const double *cfg, run_result *r)
 {
 	char db_dir[PATH_MAX], out_path[PATH_MAX], err_path[PATH_MAX];
 	char excerpt[PATH_MAX], argv_path[PATH_MAX], err[1024];
@@ -930,7 +939,10 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 	memset(r, 0, sizeof(*r));
 	r->role = role;
 	r->repeat = repeat;
-	path_fmt(r->dir, "%s/run%d-%s", trial_dir, repeat, role);
+	r->segment = segment;
+	r->pair = (repeat - 1) * st->segments + segment;
+	r->duration_s = duration_s;
+	path_fmt(r->dir, "%s/run%d-%s", trial_dir, r->pair, role);
 	ensure_dir(r->dir);
 	path_fmt(db_dir, "%s/db", r->dir);
 	path_fmt(out_path, "%s/db_bench.out", r->dir);
@@ -941,7 +953,7 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 	path_fmt(report_path, "%s/report.csv", r->dir);
 
 	restore_checkpoint(checkpoint, db_dir);
-	mixgraph_args(st, db_dir, cfg, a);
+	mixgraph_args(st, db_dir, cfg, duration_s, a);
 	if (progress_on)
 	{
 		arg_add(a, "--report_interval_seconds=1");
@@ -953,10 +965,11 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 	rt.role = role;
 	rt.fd = -1;
 	progress_base = progress_last;
-	if (strcmp(role, "default") == 0)
+	/* the pair's default per second: none yet when the trial runs first */
+	if (strcmp(role, "default") == 0 || r->pair % 2 == 0)
 		default_n = 0;
 	status = run_db_bench(a, r->dir, out_path, err_path,
-						  st->duration_s + 60.0 + 2.0 * st->duration_s,
+						  duration_s + 60.0 + 2.0 * duration_s,
 						  &r->cpu_db_bench_s, "the db_bench run", &rt);
 	free(a);
 	check_db_bench_status(status, out_path, err_path);
@@ -989,9 +1002,8 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 
 	/* The deferred work: final flush and all pending compactions. */
 	cpu0 = self_cpu_s();
-	if (!rdb_final_flush_and_wait(db_dir, CACHE_BYTES,
-								  60.0 + 4.0 * st->duration_s, should_stop,
-								  &r->final_s, err, sizeof(err)))
+	if (!rdb_final_flush_and_wait(db_dir, CACHE_BYTES, 60.0 + 4.0 * duration_s,
+								  should_stop, &r->final_s, err, sizeof(err)))
 	{
 		if (got_signal)
 			runner_exit_on_signal(got_signal,
@@ -1163,6 +1175,9 @@ run_json(strbuf *sb, const run_result *r)
 	sb_append(sb, "{");
 	key_str(sb, "role", r->role, false);
 	key_num(sb, "repeat", r->repeat, true);
+	key_num(sb, "segment", r->segment, true);
+	key_num(sb, "pair", r->pair, true);
+	key_num(sb, "duration_s", r->duration_s, true);
 	key_str(sb, "dir", r->dir, true);
 	path_fmt(path, "%s/db_bench.out", r->dir);
 	key_str(sb, "db_bench_out", path, true);
@@ -1207,12 +1222,41 @@ static void
 emit(const rdb_trial *st, const char *trial_dir, const run_result *runs, int n)
 {
 	strbuf sb;
-	int i;
+	int i, k;
 	const run_result *first_trial = NULL;
+	int npairs = st->paired ? st->repeats * st->segments : 0;
+	double ratio[MAX_RUNS], ratio_c[MAX_RUNS];
+	pair_stats ps, ps_c;
 
 	for (i = 0; i < n; i++)
 		if (strcmp(runs[i].role, "trial") == 0 && first_trial == NULL)
 			first_trial = &runs[i];
+	/* each pair's ratios trial / default (NaN: not measured) */
+	for (k = 0; k < npairs; k++)
+	{
+		const run_result *d = NULL, *t = NULL;
+
+		for (i = 0; i < n; i++)
+		{
+			if (runs[i].pair != k + 1)
+				continue;
+			if (strcmp(runs[i].role, "default") == 0)
+				d = &runs[i];
+			else
+				t = &runs[i];
+		}
+		ratio[k] = ratio_c[k] = NAN;
+		if (d == NULL || t == NULL)
+			continue;
+		if (d->ops_per_sec > 0 && t->ops_per_sec > 0)
+			ratio[k] = t->ops_per_sec / d->ops_per_sec;
+		if (d->ops_per_sec_with_compaction > 0 &&
+			t->ops_per_sec_with_compaction > 0)
+			ratio_c[k] = t->ops_per_sec_with_compaction /
+						 d->ops_per_sec_with_compaction;
+	}
+	pair_stats_of(ratio, npairs, &ps);
+	pair_stats_of(ratio_c, npairs, &ps_c);
 
 	sb_init(&sb);
 	sb_append(&sb, "{");
@@ -1231,40 +1275,23 @@ emit(const rdb_trial *st, const char *trial_dir, const run_result *runs, int n)
 	key_num(&sb, "cpu_s", MEAN(runs, n, "trial", cpu_s), true);
 	if (st->paired)
 	{
-		/* Geometric mean of the per-pair ratios. */
-		double logsum = 0, logsum_c = 0;
-		int pairs = 0;
-		int k;
-
-		for (k = 1; k <= st->repeats; k++)
-		{
-			const run_result *d = NULL, *t = NULL;
-
-			for (i = 0; i < n; i++)
-			{
-				if (runs[i].repeat != k)
-					continue;
-				if (strcmp(runs[i].role, "default") == 0)
-					d = &runs[i];
-				else
-					t = &runs[i];
-			}
-			if (d == NULL || t == NULL || !(d->ops_per_sec > 0) ||
-				!(t->ops_per_sec > 0))
-				continue;
-			logsum += log(t->ops_per_sec / d->ops_per_sec);
-			logsum_c += log(t->ops_per_sec_with_compaction /
-							d->ops_per_sec_with_compaction);
-			pairs++;
-		}
 		key_num(&sb, "ops_per_sec_default",
 				MEAN(runs, n, "default", ops_per_sec), true);
 		key_num(&sb, "ops_per_sec_with_compaction_default",
 				MEAN(runs, n, "default", ops_per_sec_with_compaction), true);
-		key_num(&sb, "ratio_to_default", pairs ? exp(logsum / pairs) : NAN,
-				true);
-		key_num(&sb, "ratio_with_compaction_to_default",
-				pairs ? exp(logsum_c / pairs) : NAN, true);
+		/* geometric means of the per-pair ratios (pairs.h) */
+		key_num(&sb, "ratio_to_default", ps.geomean, true);
+		key_num(&sb, "ratio_with_compaction_to_default", ps_c.geomean, true);
+		/* their standard errors, when two pairs or more give one */
+		if (ps.n >= 2 && isfinite(ps.std_error))
+		{
+			sb_append(&sb, ", \"_std_error\": {");
+			key_num(&sb, "ratio_to_default", ps.std_error, false);
+			if (ps_c.n >= 2 && isfinite(ps_c.std_error))
+				key_num(&sb, "ratio_with_compaction_to_default",
+						ps_c.std_error, true);
+			sb_append(&sb, "}");
+		}
 	}
 
 	sb_append(&sb, ", \"_effective\": ");
@@ -1279,6 +1306,7 @@ emit(const rdb_trial *st, const char *trial_dir, const run_result *runs, int n)
 	sb_append(&sb, ", \"paired\": ");
 	sb_append(&sb, st->paired ? "true" : "false");
 	key_num(&sb, "repeats", st->repeats, true);
+	key_num(&sb, "segments", st->segments, true);
 	key_num(&sb, "seed", (double)st->seed, true);
 	key_num(&sb, "num_keys", (double)st->num_keys, true);
 	key_str(&sb, "write_amp_definition",
@@ -1299,6 +1327,24 @@ emit(const rdb_trial *st, const char *trial_dir, const run_result *runs, int n)
 			effective_json(&sb, st->cfg_default, &runs[i].eff);
 		else
 			sb_append(&sb, "null");
+		/* the pairs: their order (ABBA: default, trial, trial, default,
+		 * ...), each pair's ratios and their spread */
+		key_num(&sb, "pairs", npairs, true);
+		sb_append(&sb, ", \"order\": [");
+		for (i = 0; i < n; i++)
+		{
+			if (i)
+				sb_append(&sb, ", ");
+			sb_json_string(&sb, runs[i].role);
+		}
+		sb_append(&sb, "], \"pair_ratios\": ");
+		sb_json_numbers(&sb, ratio, npairs);
+		sb_append(&sb, ", \"pair_ratios_with_compaction\": ");
+		sb_json_numbers(&sb, ratio_c, npairs);
+		key_num(&sb, "pair_ratio_sd_log", ps.sd_log, true);
+		key_num(&sb, "pair_ratio_cv", ps.cv, true);
+		key_num(&sb, "pair_ratio_with_compaction_sd_log", ps_c.sd_log, true);
+		key_num(&sb, "pair_ratio_with_compaction_cv", ps_c.cv, true);
 	}
 	sb_append(&sb, ", \"runs\": [");
 	for (i = 0; i < n; i++)
@@ -1423,8 +1469,9 @@ main(int argc, char **argv)
 		return tool_defaults();
 	/* Other arguments are the study's fixed arguments; none are used. */
 
-	/* fd 3 open: tuner takes progress lines; db_bench does not inherit it */
-	if (fcntl(PROGRESS_FD, F_SETFD, FD_CLOEXEC) == 0)
+	/* fd 3 open: tuner takes progress lines; db_bench does not inherit it,
+	 * and it is non-blocking (progress.h) */
+	if (progress_init())
 	{
 		default_qps = malloc(MAX_REPORT_S * sizeof(double));
 		progress_on = default_qps != NULL;
@@ -1457,18 +1504,28 @@ main(int argc, char **argv)
 		die(EXIT_FAILED, "out of memory");
 	for (k = 1; k <= st.repeats; k++)
 	{
-		/* Pairs alternate order (default first, then trial first, ...) so
-		 * a drift of the machine does not favour either side. */
-		bool default_first = (k % 2) == 1;
+		int seg;
 
-		if (st.paired && default_first)
-			do_run(&st, checkpoint, trial_dir, "default", k, st.cfg_default,
-				   &runs[nruns++]);
-		do_run(&st, checkpoint, trial_dir, "trial", k, st.cfg_trial,
-			   &runs[nruns++]);
-		if (st.paired && !default_first)
-			do_run(&st, checkpoint, trial_dir, "default", k, st.cfg_default,
-				   &runs[nruns++]);
+		for (seg = 1; seg <= st.segments; seg++)
+		{
+			/* Pairs alternate order (default first, then trial first, ...):
+			 * ABBA, so that a drift of the machine favours neither side.
+			 * A paired repeat's duration_s is shared by its segments
+			 * (30 s in 4: 7, 8, 7, 8), each a short pair of its own. */
+			int pair = (k - 1) * st.segments + seg;
+			bool default_first = (pair % 2) == 1;
+			int dur = st.duration_s * seg / st.segments -
+					  st.duration_s * (seg - 1) / st.segments;
+
+			if (st.paired && default_first)
+				do_run(&st, checkpoint, trial_dir, "default", k, seg, dur,
+					   st.cfg_default, &runs[nruns++]);
+			do_run(&st, checkpoint, trial_dir, "trial", k, seg, dur,
+				   st.cfg_trial, &runs[nruns++]);
+			if (st.paired && !default_first)
+				do_run(&st, checkpoint, trial_dir, "default", k, seg, dur,
+					   st.cfg_default, &runs[nruns++]);
+		}
 	}
 	emit(&st, trial_dir, runs, nruns);
 	free(runs);
