@@ -33,9 +33,15 @@ SELECT tuner.create_study('rdb3', preset => 'rocksdb', settings => '{"runner": {
 SELECT tuner.create_study('rdb3', preset => 'rocksdb', settings => '{"runner": {"paired": "yes"}}');
 SELECT tuner.create_study('rdb3', preset => 'rocksdb', settings => '{"runner": {"work_dir": "tmp"}}');
 SELECT tuner.create_study('rdb3', preset => 'rocksdb', settings => '{"runner": {"durration_s": 5}}');
+SELECT tuner.create_study('rdb3', preset => 'rocksdb', settings => '{"runner": {"segments": 0}}');
+SELECT tuner.create_study('rdb3', preset => 'rocksdb', settings => '{"runner": {"segments": 17}}');
 SELECT tuner.create_study('rdb3', preset => 'rocksdb', settings => '{"runner": [1]}');
 SELECT tuner.create_study('rdb3', preset => 'rocksdb', settings => '{"n_initial": 0}');
 SELECT count(*) AS studies_named_rdb3 FROM tuner.study WHERE name = 'rdb3';
+-- the paired run's segments (drift-robust pairing) are a runner setting
+SELECT tuner.create_study('rdb_seg', preset => 'rocksdb',
+						  settings => '{"runner": {"segments": 2}}') > 0 AS created;
+SELECT settings -> 'runner' AS runner_settings FROM tuner.study WHERE name = 'rdb_seg';
 
 -- One real trial: db_bench mixgraph on a small pre-filled DB, 2 s, not
 -- paired, through the worker's runner machinery.
@@ -55,5 +61,5 @@ SELECT number, state, source, value > 0 AS throughput_measured,
 -- Leave nothing behind: the tests run in any order (REGRESS is every
 -- sql/*.sql), each after only CREATE EXTENSION.
 SELECT tuner.drop_study(name) FROM tuner.study
- WHERE name IN ('rdb', 'rdb2', 'rdb_e2e') ORDER BY name;
+ WHERE name IN ('rdb', 'rdb2', 'rdb_e2e', 'rdb_seg') ORDER BY name;
 SELECT tuner.drop_runner('rocksdb');

@@ -62,6 +62,7 @@ INSERT INTO tuner.preset (name, owner, definition) VALUES ('rocksdb', NULL, $jso
 			{"name": "duration_s", "type": "int", "min": 1, "max": 86400},
 			{"name": "paired", "type": "bool"},
 			{"name": "repeats", "type": "int", "min": 1, "max": 16},
+			{"name": "segments", "type": "int", "min": 1, "max": 16},
 			{"name": "num_keys", "type": "int", "min": 1000, "max": 1000000000},
 			{"name": "seed", "type": "int", "min": 0, "max": 2147483647},
 			{"name": "direct_io", "type": "bool"},
