@@ -42,7 +42,8 @@ def main():
     ap.add_argument("--no-latency-sklearn", action="store_true")
     ap.add_argument("--no-latency-tpe", action="store_true")
     ap.add_argument("--functions", help="efficiency: comma list of branin,hartmann6,ackley10,rosenbrock10,levy10,stybtang20,griewank10")
-    ap.add_argument("--methods", help="efficiency: comma list of tuner,random,tpe,gpei")
+    ap.add_argument("--methods", help="efficiency: comma list of tuner,random,tpe,gpei; tuner-wK: tuner with K "
+                    "trials kept outstanding (K concurrent workers, deterministic)")
     ap.add_argument("--seeds", type=int, help="efficiency: number of seeds (default 10), seeds 0..N-1")
     ap.add_argument("--budget", type=int, default=50)
     ap.add_argument("--jobs", type=int, default=2, help="efficiency: parallel processes (default 2)")
@@ -61,7 +62,7 @@ def main():
               else (["branin", "hartmann6"] if a.quick else ["branin", "hartmann6", "ackley10", "rosenbrock10"]))
     mnames = a.methods.split(",") if a.methods else ["tuner", "random", "tpe", "gpei"]
     if a.no_tuner:
-        mnames = [m for m in mnames if m != "tuner"]
+        mnames = [m for m in mnames if not m.startswith("tuner")]
     seeds = list(range(a.seeds if a.seeds else (3 if a.quick else 10)))
 
     import latency

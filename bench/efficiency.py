@@ -22,13 +22,23 @@ def _job(args):
     method, fname, seed, budget, ackley_domain, settings = args
     func = make_functions(ackley_domain)[fname]
     t0 = time.perf_counter()
-    if method == "tuner":
-        values = methods.run_tuner(func, seed, budget, settings=settings)
+    if is_tuner(method):
+        values = methods.run_tuner(func, seed, budget, settings=settings,
+                                   workers=tuner_workers(method))
     else:
         values = methods.METHODS[method](func, seed, budget)
     return {"method": method, "function": fname, "seed": seed,
             "values": [float(v) for v in values],
             "seconds": time.perf_counter() - t0}
+
+
+def is_tuner(method):
+    """tuner, or tuner-wK: tuner with K trials kept outstanding (K workers)."""
+    return method == "tuner" or (method.startswith("tuner-w") and method[7:].isdigit())
+
+
+def tuner_workers(method):
+    return int(method[7:]) if method.startswith("tuner-w") else 1
 
 
 def best_at(values, k):
@@ -44,6 +54,7 @@ def stats(runs, k):
 def run(fnames, method_names, seeds, budget, jobs, ackley_domain, tuner_settings, log):
     funcs = make_functions(ackley_domain)
     order = {"gpei": 0, "tuner": 1, "tpe": 2, "random": 3}   # slow ones first
+    order.update({m: 1 for m in method_names if is_tuner(m)})
     tasks = [(m, f, s, budget, ackley_domain, tuner_settings)
              for m in sorted(method_names, key=lambda m: order.get(m, 9))
              for f in fnames for s in seeds]
@@ -64,7 +75,7 @@ def run(fnames, method_names, seeds, budget, jobs, ackley_domain, tuner_settings
         fn = funcs[fname]
         log("")
         log("%s on %s (global min %g); best-so-far: median [q1, q3]" % (fname, fn.note, fn.optimum))
-        hdr = "%-7s | " % "method" + " | ".join("%-32s" % ("best@%d" % k) for k in cps) + " | s/run"
+        hdr = "%-8s | " % "method" + " | ".join("%-32s" % ("best@%d" % k) for k in cps) + " | s/run"
         log(hdr)
         log("-" * len(hdr))
         summary[fname] = {}
@@ -78,11 +89,11 @@ def run(fnames, method_names, seeds, budget, jobs, ackley_domain, tuner_settings
             for k in cps:
                 s = summary[fname][m][k]
                 cells.append("%-32s" % ("%9.4g [%.4g, %.4g]" % (s["median"], s["q1"], s["q3"])))
-            log("%-7s | " % m + " | ".join(cells) + " | %5.1f" % summary[fname][m]["seconds_per_run"])
+            log("%-8s | " % m + " | ".join(cells) + " | %5.1f" % summary[fname][m]["seconds_per_run"])
 
     verdicts = []
     if "tuner" in method_names:
-        baselines = [m for m in method_names if m != "tuner"]
+        baselines = [m for m in method_names if not is_tuner(m)]
         for fname in TARGET_FUNCS:
             if fname not in summary or not baselines:
                 continue

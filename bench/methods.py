@@ -4,6 +4,7 @@ methods.py
     search, Optuna TPE and a scikit-learn GP-EI baseline.  Every objective is
     minimised.
 """
+import collections
 import json
 import uuid
 import warnings
@@ -194,7 +195,13 @@ def run_gpei(func, seed, budget):
     return y[:budget]
 
 
-def run_tuner(func, seed, budget, conn=None, settings=None):
+def run_tuner(func, seed, budget, conn=None, settings=None, workers=1):
+    """Values in the order they were reported.  With workers > 1, `workers`
+    trials are kept outstanding, as that many concurrent workers would: the
+    first `workers` suggestions are made before any report, then the oldest
+    outstanding trial is reported and one more suggested (suggest_next
+    fantasises the running ones).  Deterministic: one connection, a fixed
+    order of calls."""
     own = conn is None
     if own:
         conn = connect()
@@ -204,8 +211,13 @@ def run_tuner(func, seed, budget, conn=None, settings=None):
         study = TunerStudy(conn, unique_name("bench_%s_s%d" % (func.name, seed)),
                            func.bounds, st)
         values = []
-        for _ in range(budget):
-            trial, x = study.suggest()
+        outstanding = collections.deque()
+        suggested = 0
+        while len(values) < budget:
+            while len(outstanding) < max(1, workers) and suggested < budget:
+                outstanding.append(study.suggest())
+                suggested += 1
+            trial, x = outstanding.popleft()
             v = func(x)
             study.report(trial, v)
             values.append(v)

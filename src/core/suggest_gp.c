@@ -262,6 +262,9 @@ suggest_gp(const SuggestInput *in, TunerRng *rng, double *unit,
 			fit_options.restarts =
 				suggest_alternate_start(n, &fit_options.first_alternate) ? 2
 																		 : 1;
+		/* small low-dimensional fits: every start at every trial */
+		if (in->canonical && d < GP_HIGH_DIM && n < SUGGEST_GP_ALL_STARTS_N)
+			fit_options.restarts = 3;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &fit_start);
 	rc = gp_fit_standardized(x, y, n, d, &fit_options, &fitted, status);
