@@ -54,6 +54,13 @@ check_accepted(const rdb_trial *st)
 		st->seed > 2147483647L || st->num_keys < 1000 ||
 		st->num_keys > 1000000000L)
 		abort();
+	/* an accepted trial's segments: 1 unpaired, else 1-16 within its
+	 * seconds and at most RDB_MAX_PAIRS pairs with its repeats */
+	if (st->segments < 1 || st->segments > RDB_MAX_SEGMENTS ||
+		(!st->paired && st->segments != 1) ||
+		(st->segments > 1 && (st->segments > st->duration_s ||
+							  st->segments * st->repeats > RDB_MAX_PAIRS)))
+		abort();
 	check_path(st->work_dir);
 	check_path(st->db_bench);
 	check_config(st->cfg_trial, st->trial_given);
@@ -65,9 +72,9 @@ static void
 check_ignored(const char *text, const rdb_trial *st)
 {
 	static const char *const known[] = {
-		"duration_s", "paired",         "repeats",  "work_dir",
-		"db_bench",   "seed",           "num_keys", "direct_io",
-		"keep_db",    "default_config", NULL};
+		"duration_s", "paired",   "repeats",        "segments",
+		"work_dir",   "db_bench", "seed",           "num_keys",
+		"direct_io",  "keep_db",  "default_config", NULL};
 	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
 	json_t *settings = json_object_get(root, "_settings");
 	const char *name;
@@ -115,6 +122,7 @@ write_back(const rdb_trial *st)
 	json_object_set_new(settings, "duration_s", json_integer(st->duration_s));
 	json_object_set_new(settings, "paired", json_boolean(st->paired));
 	json_object_set_new(settings, "repeats", json_integer(st->repeats));
+	json_object_set_new(settings, "segments", json_integer(st->segments));
 	json_object_set_new(settings, "work_dir", json_string(st->work_dir));
 	json_object_set_new(settings, "db_bench", json_string(st->db_bench));
 	json_object_set_new(settings, "seed", json_integer(st->seed));
@@ -140,9 +148,9 @@ check_round_trip(const rdb_trial *st)
 	if (!rdb_parse_input(text, &again, &err))
 		abort();
 	if (again.duration_s != st->duration_s || again.paired != st->paired ||
-		again.repeats != st->repeats || again.seed != st->seed ||
-		again.num_keys != st->num_keys || again.direct_io != st->direct_io ||
-		again.keep_db != st->keep_db ||
+		again.repeats != st->repeats || again.segments != st->segments ||
+		again.seed != st->seed || again.num_keys != st->num_keys ||
+		again.direct_io != st->direct_io || again.keep_db != st->keep_db ||
 		strcmp(again.work_dir, st->work_dir) != 0 ||
 		strcmp(again.db_bench, st->db_bench) != 0 ||
 		memcmp(again.cfg_trial, st->cfg_trial, sizeof(st->cfg_trial)) != 0 ||
