@@ -258,7 +258,11 @@ BEGIN
 		PERFORM tuner._finish_trial(t.id, NULL, v_reason, '', '', 0, 'failed', v_reason);
 		RETURN NULL;
 	END IF;
-	UPDATE tuner.trial x SET worker = 'slurm-' || v_job WHERE x.id = t.id;
+	UPDATE tuner.trial x
+	   SET worker = 'slurm-' || v_job,
+		   details = COALESCE(x.details, '{}') || pg_catalog.jsonb_build_object('slurm',
+					 pg_catalog.jsonb_build_object('job_id', v_job, 'state', 'PENDING'))
+	 WHERE x.id = t.id;
 	RETURN v_job;
 END;
 $$;
@@ -394,7 +398,8 @@ $$;
 -- its agent).  A pending job's trial has its lease renewed here (its
 -- agent does not run yet); a running one's is the agent's.  A job that
 -- ended under a running trial fails the trial with Slurm's state and
--- reason.  Once the trial is over and the job too, the job's accounting
+-- reason.  While the job is outstanding, details.slurm holds its id and
+-- state (PENDING, RUNNING; tuner.progress shows them).  Once the trial is over and the job too, the job's accounting
 -- goes into the trial's details.slurm and 'done' is returned; else
 -- 'wait'.  A job still there a minute after its trial ended is cancelled.
 CREATE OR REPLACE FUNCTION tuner._slurm_poll(trial bigint, job bigint)
@@ -415,6 +420,13 @@ BEGIN
 		IF j.state IS NULL OR NOT tuner._slurm_state_final(j.state) THEN
 			IF j.state IS NULL OR j.state IN ('PENDING', 'CONFIGURING', 'REQUEUED', 'SUSPENDED') THEN
 				PERFORM tuner._worker_heartbeat(t.id);
+			END IF;
+			-- what tuner.progress shows: the job's state while it is outstanding
+			IF j.state IS DISTINCT FROM t.details -> 'slurm' ->> 'state' AND j.state IS NOT NULL THEN
+				UPDATE tuner.trial x
+				   SET details = COALESCE(x.details, '{}') || pg_catalog.jsonb_build_object('slurm',
+								 pg_catalog.jsonb_build_object('job_id', job, 'state', j.state))
+				 WHERE x.id = t.id;
 			END IF;
 			RETURN 'wait';
 		END IF;

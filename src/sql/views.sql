@@ -103,7 +103,9 @@ SELECT s.name AS study,
 	   t.heartbeat_at,
 	   t.lease_expires_at,
 	   tuner._last_seen(t) AS last_seen,
-	   pg_catalog.clock_timestamp() - tuner._last_seen(t) AS silent_for
+	   pg_catalog.clock_timestamp() - tuner._last_seen(t) AS silent_for,
+	   (t.details -> 'slurm' ->> 'job_id')::bigint AS slurm_job,
+	   t.details -> 'slurm' ->> 'state' AS slurm_state
   FROM tuner.trial t
   JOIN tuner.study s ON s.id = t.study_id
  WHERE t.state = 'running'
@@ -194,6 +196,12 @@ COMMENT ON COLUMN tuner.progress.alive IS
 
 COMMENT ON COLUMN tuner.progress.last_seen IS
 	'The trial''s last sign of life: its last heartbeat, else its start';
+
+COMMENT ON COLUMN tuner.progress.slurm_job IS
+	'The Slurm job of a trial of a study with executor slurm; NULL for others';
+
+COMMENT ON COLUMN tuner.progress.slurm_state IS
+	'Its job''s state as the worker last saw it: PENDING (queued in Slurm), RUNNING, ...';
 
 COMMENT ON COLUMN tuner.progress.silent_for IS
 	'Time since last_seen; a trial without a lease silent for longer than its study''s abandon_after_s is reaped as abandoned';

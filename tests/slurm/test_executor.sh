@@ -10,8 +10,9 @@
 #      job's accounting; never more than 2 jobs at once, 2 at once seen.
 #   2. a job scancel'ed mid-trial: its trial is failed with Slurm's state,
 #      no job and no runner process is left.
-#   3. tuner.stop during a trial: its job is cancelled, the trial
-#      interrupted ("stopped"), nothing left.
+#   3. three jobs for two nodes: tuner.progress shows two RUNNING and one
+#      PENDING with their job ids; tuner.stop cancels all three, their
+#      trials are interrupted ("stopped"), nothing left.
 #   4. a job over its time limit (1 minute): its trial is failed with
 #      Slurm's TIMEOUT.
 #
@@ -109,7 +110,8 @@ running_job() {
 		           AND worker ~ '^slurm-[0-9]+$'")
 		# the job runs and so does its runner
 		if [ -n "$id" ] && [ "$(squeue -h -j "$id" -o %T 2>/dev/null)" = RUNNING ] &&
-			pgrep -f "$WORK/f.py" >/dev/null; then
+			pgrep -f "$WORK/f.py" >/dev/null &&
+			[ "$(sql "SELECT slurm_state FROM tuner.progress WHERE study = '$1' AND slurm_job = $id")" = RUNNING ]; then
 			echo "$id"
 			return 0
 		fi
@@ -190,18 +192,35 @@ got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_
 nothing_left "$job"
 ok "job $job scancel'ed mid-trial: trial $got; nothing left running"
 
-# --- 3. tuner.stop cancels the job --------------------------------------------
+# --- 3. tuner.stop cancels the study's jobs, queued and running --------------
+# Three jobs for two exclusive nodes: two run, one waits in Slurm's queue;
+# tuner.progress shows which, with their job ids.
 study slurm_stop '{"time_limit_s": 300}' '{"sleep": 120}'
-sql "SELECT tuner.run('slurm_stop', 1, 1)" >/dev/null
-job=$(running_job slurm_stop)
+sql "SELECT tuner.run('slurm_stop', 3, 3)" >/dev/null
+for ((i = 0; i < 300; i++)); do
+	got=$(sql "SELECT string_agg(slurm_state, ' ' ORDER BY slurm_state) FROM tuner.progress
+	            WHERE study = 'slurm_stop' AND worker = 'slurm-' || slurm_job")
+	[ "$got" = "PENDING RUNNING RUNNING" ] && [ "$(pgrep -fc "$WORK/f.py")" = 2 ] && break
+	sleep 0.2
+done
+[ "$got" = "PENDING RUNNING RUNNING" ] || fail "tuner.progress of 3 jobs on 2 nodes: $got $(squeue)"
+jobs=$(sql "SELECT string_agg(slurm_job::text, ',' ORDER BY slurm_job) FROM tuner.progress WHERE study = 'slurm_stop'")
+sq=$(squeue -h -j "$jobs" -o %T | sort | tr '\n' ' ')
+[ "$sq" = "PENDING RUNNING RUNNING " ] || fail "squeue of jobs $jobs: $sq"
+ok "tuner.progress: jobs $jobs, 2 RUNNING and 1 PENDING, as squeue says"
 sql "SELECT tuner.stop('slurm_stop')" >/dev/null
 wait_job slurm_stop 60
-got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_stop'")
-[ "$got" = "interrupted: stopped (Slurm job $job cancelled)" ] || fail "stopped trial: $got"
-s=$(sacct -n -P -X -j "$job" -o State)
-[[ "$s" == CANCELLED* ]] || fail "sacct says the stopped job $job is $s"
-nothing_left "$job"
-ok "tuner.stop: job $job cancelled (sacct $s), trial $got; nothing left running"
+got=$(sql "SELECT count(*) FILTER (WHERE state = 'interrupted'
+                                   AND error = 'stopped (Slurm job ' || (details -> 'slurm' ->> 'job_id') || ' cancelled)'
+                                   AND details -> 'slurm' ->> 'state' = 'CANCELLED')
+            FROM tuner.trials WHERE study = 'slurm_stop'")
+[ "$got" = 3 ] || fail "stopped trials: $(sql "SELECT state, error, details FROM tuner.trials WHERE study = 'slurm_stop'")"
+for job in ${jobs//,/ }; do
+	s=$(sacct -n -P -X -j "$job" -o State)
+	[[ "$s" == CANCELLED* ]] || fail "sacct says the stopped job $job is $s"
+	nothing_left "$job"
+done
+ok "tuner.stop: jobs $jobs cancelled, their 3 trials interrupted (stopped); nothing left running"
 
 # --- 4. a job over its time limit ---------------------------------------------
 study slurm_timeout '{"time_limit_s": 60}' '{"sleep": 600}'
