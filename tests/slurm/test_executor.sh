@@ -173,6 +173,14 @@ overlap=$(sql "SELECT max(n) FROM (SELECT count(*) AS n FROM tuner.trials a JOIN
 [ "$overlap" = 2 ] || fail "at most 2 trials at once, and 2 at some time: got $overlap"
 [ "$max_out" -le 2 ] || fail "$max_out jobs were outstanding at once (parallel 2)"
 ok "2 trials ran at once, never more than 2 jobs outstanding (seen $max_out)"
+# What a trial costs beyond its runner (3 s): submission, Slurm's queue and
+# start, the agent's connection and claim, the recording; and the span.
+sql "SELECT 'overhead per trial (s): min ' || round(min(d)::numeric, 2) || ', median '
+            || round((percentile_cont(0.5) WITHIN GROUP (ORDER BY d))::numeric, 2)
+            || ', max ' || round(max(d)::numeric, 2) || '; 6 trials in '
+            || round(extract(epoch FROM max(finished_at) - min(started_at))::numeric, 1) || ' s'
+       FROM (SELECT extract(epoch FROM finished_at - started_at) - 3 AS d, started_at, finished_at
+               FROM tuner.trials WHERE study = 'slurm_six') x"
 sql "SELECT number, worker, details -> 'slurm' ->> 'nodes' AS node,
             details -> 'slurm' ->> 'queue_wait_s' AS wait_s, details -> 'slurm' ->> 'elapsed_s' AS elapsed_s,
             details -> 'slurm' ->> 'cpu_s' AS cpu_s, details -> 'slurm' ->> 'max_rss_kib' AS max_rss_kib,
