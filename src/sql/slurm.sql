@@ -19,7 +19,7 @@ LANGUAGE sql IMMUTABLE
 AS $$
 SELECT ARRAY['partition', 'account', 'qos', 'constraint', 'time_limit_s', 'nodes',
 			 'ntasks', 'ntasks_parameter', 'cpus_per_task', 'mem_mb', 'exclusive',
-			 'output_dir']::text[];
+			 'output_dir', 'mpi']::text[];
 $$;
 
 -- Check the settings executor and slurm (tuner._check_run_settings).
@@ -88,6 +88,13 @@ BEGIN
 				RAISE EXCEPTION 'setting slurm.exclusive must be true or false'
 					USING ERRCODE = 'invalid_parameter_value',
 						  DETAIL = pg_catalog.format('Got %s.', v);
+			END IF;
+		ELSIF k = 'mpi' THEN
+			IF pg_catalog.jsonb_typeof(v) IS DISTINCT FROM 'string' OR (v #>> '{}') NOT IN ('pmi2', 'pmix', 'none') THEN
+				RAISE EXCEPTION 'setting slurm.mpi must be "pmi2", "pmix" or "none"'
+					USING ERRCODE = 'invalid_parameter_value',
+						  DETAIL = pg_catalog.format('Got %s.', v),
+						  HINT = 'It becomes the job''s SLURM_MPI_TYPE, the MPI plugin of the runner''s srun (srun --mpi=list shows the cluster''s).';
 			END IF;
 		ELSIF k = 'output_dir' THEN
 			IF pg_catalog.jsonb_typeof(v) IS DISTINCT FROM 'string'
@@ -210,13 +217,18 @@ END;
 $$;
 
 -- The batch script of a trial's job: exec tuner-agent for that trial
--- (its worker name: slurm-JOBID).  Only quoted words of tuner's own.
+-- (its worker name: slurm-JOBID), after exporting SLURM_MPI_TYPE when the
+-- study sets slurm.mpi (the MPI plugin of an srun the runner starts its
+-- ranks with).  Only quoted words of tuner's own.
 CREATE OR REPLACE FUNCTION tuner._slurm_script(trial bigint)
 RETURNS text
 LANGUAGE sql STABLE
 AS $$
-SELECT E'#!/bin/sh\n# tuner trial ' || $1 || E' (tuner.agent_claim_trial)\nexec '
-	   || tuner._shell_quote(tuner._slurm_agent_path())
+SELECT E'#!/bin/sh\n# tuner trial ' || $1 || E' (tuner.agent_claim_trial)\n'
+	   || COALESCE((SELECT 'export SLURM_MPI_TYPE=' || tuner._shell_quote(s.settings -> 'slurm' ->> 'mpi') || E'\n'
+					  FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+					 WHERE t.id = $1 AND s.settings -> 'slurm' ? 'mpi'), '')
+	   || 'exec ' || tuner._shell_quote(tuner._slurm_agent_path())
 	   || ' --trial ' || $1 || ' --worker "slurm-$SLURM_JOB_ID" --leave-on-signal --dsn '
 	   || tuner._shell_quote(tuner._slurm_conninfo()) || E'\n';
 $$;

@@ -5,7 +5,9 @@
 # test_agent_job.sh (tuner trials as Slurm jobs, against a pg_virtualenv
 # server with the installed extension) and test_executor.sh (studies with
 # executor "slurm" through tuner.run: 6 trials 2 at a time, scancel,
-# tuner.stop, a time limit), then stops the cluster with a job
+# tuner.stop, a time limit) and test_fastquery_jobs.sh (a 6-trial
+# FastQuery study as jobs, ranks as each job's srun tasks; needs the
+# installed runner), then stops the cluster with a job
 # still running and checks that nothing is left.  Exits non-zero on any
 # failure.  About 5 minutes, most of it the two time-limit jobs.
 set -uo pipefail
@@ -64,6 +66,7 @@ grep -qE '^tn1 tuner\* idle' <<<"$status" && grep -qE '^tn2 tuner\* idle' <<<"$s
 bash tests/slurm/test_cluster.sh || not_ok "tests/slurm/test_cluster.sh"
 pg_virtualenv -t bash tests/slurm/test_agent_job.sh || not_ok "tests/slurm/test_agent_job.sh"
 pg_virtualenv -t bash tests/slurm/test_executor.sh || not_ok "tests/slurm/test_executor.sh"
+pg_virtualenv -t bash tests/slurm/test_fastquery_jobs.sh || not_ok "tests/slurm/test_fastquery_jobs.sh"
 
 # stop with a job running: the job is cancelled, its processes and every
 # daemon are gone.
