@@ -25,6 +25,7 @@ SELECT tuner.create_study('slurm_bad', 'y', settings => '{"slurm": {"output_dir"
 SELECT tuner.create_study('slurm_bad', 'y', settings => '{"slurm": {"output_dir": "/tmp/a b"}}');
 SELECT tuner.create_study('slurm_bad', 'y', settings => '{"slurm": {"ntasks": 2, "ntasks_parameter": "ranks"}}');
 SELECT tuner.create_study('slurm_bad', 'y', settings => '{"slurm": {"mpi": "openmpi; id"}}');
+SELECT tuner.create_study('slurm_bad', 'y', settings => '{"slurm": {"requeue": 1}}');
 SELECT count(*) AS none FROM tuner.study WHERE name = 'slurm_bad';
 
 -- A Slurm study; its settings may change like any other.
@@ -34,7 +35,7 @@ SELECT tuner.create_study('slurm', 'y', 'minimize',
          "slurm": {"partition": "batch", "account": "perf", "qos": "high", "constraint": "ssd&avx2",
                    "time_limit_s": 61, "nodes": 2, "ntasks_parameter": "ranks",
                    "cpus_per_task": 2, "mem_mb": 512, "exclusive": true, "output_dir": "/var/tmp/jobs",
-                   "mpi": "pmi2"}}',
+                   "mpi": "pmi2", "requeue": false}}',
        runner => 'slurm_runner') > 0 AS created;
 SELECT tuner.add_parameter('slurm', 'x', 'float', 0, 1);
 SELECT tuner.add_parameter('slurm', 'ranks', 'int', 1, 16);

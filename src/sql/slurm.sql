@@ -19,7 +19,7 @@ LANGUAGE sql IMMUTABLE
 AS $$
 SELECT ARRAY['partition', 'account', 'qos', 'constraint', 'time_limit_s', 'nodes',
 			 'ntasks', 'ntasks_parameter', 'cpus_per_task', 'mem_mb', 'exclusive',
-			 'output_dir', 'mpi']::text[];
+			 'output_dir', 'mpi', 'requeue']::text[];
 $$;
 
 -- Check the settings executor and slurm (tuner._check_run_settings).
@@ -83,9 +83,9 @@ BEGIN
 			PERFORM tuner._json_int(v, 'setting slurm.ntasks', 1, 10000000);
 		ELSIF k = 'mem_mb' THEN
 			PERFORM tuner._json_int(v, 'setting slurm.mem_mb', 1, 1073741824);
-		ELSIF k = 'exclusive' THEN
+		ELSIF k IN ('exclusive', 'requeue') THEN
 			IF pg_catalog.jsonb_typeof(v) IS DISTINCT FROM 'boolean' THEN
-				RAISE EXCEPTION 'setting slurm.exclusive must be true or false'
+				RAISE EXCEPTION 'setting slurm.% must be true or false', k
 					USING ERRCODE = 'invalid_parameter_value',
 						  DETAIL = pg_catalog.format('Got %s.', v);
 			END IF;
@@ -212,6 +212,12 @@ BEGIN
 	IF v ? 'cpus_per_task' THEN a := a || ('--cpus-per-task=' || (v ->> 'cpus_per_task')); END IF;
 	IF v ? 'mem_mb' THEN a := a || ('--mem=' || (v ->> 'mem_mb') || 'M'); END IF;
 	IF (v ->> 'exclusive')::bool THEN a := a || '--exclusive'::text; END IF;
+	-- a job its node's failure (or preemption) ends: run it again, or fail
+	-- the trial with Slurm's reason; without the setting, the cluster's
+	-- JobRequeue decides
+	IF v ? 'requeue' THEN
+		a := a || CASE WHEN (v ->> 'requeue')::bool THEN '--requeue' ELSE '--no-requeue' END;
+	END IF;
 	RETURN a;
 END;
 $$;

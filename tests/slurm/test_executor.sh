@@ -14,7 +14,9 @@
 #      PENDING with their job ids; tuner.stop cancels all three, their
 #      trials are interrupted ("stopped"), nothing left.
 #   4. a job over its time limit (1 minute): its trial is failed with
-#      Slurm's TIMEOUT.
+#      Slurm's TIMEOUT;
+#   5. its node set DOWN under a job (slurm.requeue false): the trial is
+#      failed with NODE_FAIL.
 #
 # Needs the running cluster (SLURM_CONF), a server reachable through the
 # PG* environment (pg_virtualenv) with tuner installed, whose OS user may
@@ -239,4 +241,25 @@ got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_
 [[ "$got" == "failed: Slurm job $job ended TIMEOUT"* ]] || fail "timed-out trial: $got"
 nothing_left "$job"
 ok "job $job over its 1-minute limit: trial $got; nothing left running"
+# --- 5. a node fails under a job (requeue false) ------------------------------
+# The node goes DOWN (scontrol, as an admin would, or slurmctld when its
+# slurmd stops answering): the job ends NODE_FAIL, its trial is failed with
+# that; the node comes back by itself (ReturnToService=2) or is resumed.
+study slurm_node '{"time_limit_s": 300, "requeue": false}' '{"sleep": 120}'
+sql "SELECT tuner.run('slurm_node', 1, 1)" >/dev/null
+job=$(running_job slurm_node)
+node=$(squeue -h -j "$job" -o %N)
+scontrol update nodename="$node" state=down reason=tuner-test
+wait_job slurm_node 60
+got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_node'")
+[[ "$got" == "failed: Slurm job $job ended NODE_FAIL"* ]] || fail "trial of a failed node: $got"
+nothing_left "$job"
+for ((i = 0; i < 150; i++)); do
+	st=$(sinfo -h -n "$node" -o %T)
+	[ "$st" = idle ] && break
+	[ "$i" = 25 ] && scontrol update nodename="$node" state=resume 2>/dev/null
+	sleep 0.2
+done
+[ "$st" = idle ] || fail "node $node did not come back: $st"
+ok "node $node DOWN under job $job: trial $got; nothing left running; the node is back"
 echo "test_executor: all passed"
