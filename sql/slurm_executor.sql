@@ -82,6 +82,13 @@ UPDATE tuner.parameter SET high = 6 WHERE name = 'ranks'
    AND study_id = (SELECT id FROM tuner.study WHERE name = 'slurm');
 SELECT trial = :t2 AS same, input IS NULL AS no_input FROM tuner.agent_claim_trial(:t2, 'slurm-3');
 SELECT state, error FROM tuner.trial WHERE id = :t2;
+-- A heartbeat of a trial that ended says so (SQLSTATE 55000, which a Slurm
+-- job's agent stops on); it raised another error for any trial that had
+-- not lost its lease, rolling back the reap it had done.
+SELECT tuner.heartbeat(:t1);
+\echo :LAST_ERROR_SQLSTATE
+SELECT tuner.heartbeat(:t2);
+\echo :LAST_ERROR_SQLSTATE
 
 -- sacct's durations and sizes.
 SELECT tuner._slurm_seconds('1-02:03:04.5') AS days, tuner._slurm_seconds('05:06.007') AS minutes,

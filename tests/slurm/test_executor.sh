@@ -16,7 +16,9 @@
 #   4. a job over its time limit (1 minute): its trial is failed with
 #      Slurm's TIMEOUT;
 #   5. its node set DOWN under a job (slurm.requeue false): the trial is
-#      failed with NODE_FAIL.
+#      failed with NODE_FAIL;
+#   6. the worker killed (a crash restart of the server): the trial is
+#      interrupted, the job's agent stops and the job ends by itself.
 #
 # Needs the running cluster (SLURM_CONF), a server reachable through the
 # PG* environment (pg_virtualenv) with tuner installed, whose OS user may
@@ -262,4 +264,31 @@ for ((i = 0; i < 150; i++)); do
 done
 [ "$st" = idle ] || fail "node $node did not come back: $st"
 ok "node $node DOWN under job $job: trial $got; nothing left running; the node is back"
+# --- 6. the worker dies under a job (a crash of the server) -------------------
+# kill -9 of the worker: the server restarts after a crash; the trial is
+# interrupted as a local trial is (tuner.reap, "server restarted"), and the
+# job's agent, whose next heartbeat finds its trial no longer running,
+# stops its runner and ends: nothing stays running in either system.
+study slurm_crash '{"time_limit_s": 300}' '{"sleep": 120}'
+sql "SELECT tuner.run('slurm_crash', 1, 1)" >/dev/null
+job=$(running_job slurm_crash)
+pid=$(sql "SELECT worker_pid FROM tuner.trials t JOIN tuner.trial x ON x.id = t.trial WHERE t.study = 'slurm_crash' AND t.state = 'running'")
+[ -n "$pid" ] || fail "no worker pid for the crash"
+kill -KILL "$pid"
+for ((i = 0; i < 300; i++)); do
+	sql "SELECT 1" >/dev/null 2>&1 && break
+	sleep 0.2
+done
+for ((i = 0; i < 300; i++)); do
+	got=$(sql "SELECT string_agg(state || ': ' || COALESCE(error, '-'), ', ' ORDER BY number)
+	             FROM tuner.trials WHERE study = 'slurm_crash' AND retry_of IS NULL" 2>/dev/null) || got=""
+	[[ "$got" == interrupted:* ]] && [ -z "$(squeue -h -j "$job" -t PENDING,RUNNING,COMPLETING -o %i 2>/dev/null)" ] && break
+	sleep 0.2
+done
+[ "$got" = "interrupted: server restarted" ] || fail "the trial of a crashed worker: $got"
+nothing_left "$job"
+[ "$(sql "SELECT count(*) FROM tuner.trials WHERE study = 'slurm_crash' AND state = 'running'")" = 0 ] ||
+	fail "a trial of the crashed worker is still running"
+s=$(sacct -n -P -X -j "$job" -o State)
+ok "worker killed under job $job: trial $got, the job ended by itself ($s); nothing left running"
 echo "test_executor: all passed"
