@@ -9,7 +9,7 @@
 # FastQuery study as jobs, ranks as each job's srun tasks; needs the
 # installed runner), then stops the cluster with a job
 # still running and checks that nothing is left.  Exits non-zero on any
-# failure.  About 5 minutes, most of it the two time-limit jobs.
+# failure.  About 7 minutes here (2 CPUs), most of it the two time-limit jobs.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$(pwd)
