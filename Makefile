@@ -82,6 +82,7 @@ PG_OBJS = \
 	src/pg/runner_exec.o \
 	src/pg/runner_program.o \
 	src/pg/worker.o \
+	src/pg/slurm_exec.o \
 	src/pg/plot_glue.o \
 	src/pg/pareto_glue.o \
 	src/pg/notify_guc.o \

@@ -26,7 +26,8 @@
 #   slurm      tests/slurm/run.sh: a real throwaway Slurm cluster (munge,
 #              MariaDB + slurmdbd, slurmctld, two slurmd nodes), real jobs
 #              (concurrency, sacct, scancel, drain, time limit), then
-#              tuner-agent trials as Slurm jobs against pg_virtualenv
+#              tuner-agent trials as Slurm jobs against pg_virtualenv and
+#              studies with executor 'slurm' (tuner.run submits the jobs)
 #   tap        TAP tests (tests/tap.sh: background workers, runners,
 #              crash/restart, pg_cron) in their own clusters, as postgres
 #   regress    pg_regress (make installcheck) in a throwaway cluster
@@ -171,8 +172,9 @@ if suite install make install-world; then
 	# The ceph preset: a 6-trial Sapphire study through tuner.run on a real
 	# cluster started as postgres (~4 min); needs the installed extension.
 	suite ceph-study bash tests/ceph/test_study.sh
-	# Slurm: the local cluster and its jobs, then two trials run by
-	# tuner-agent as Slurm jobs on two nodes at once (~2 min).
+	# Slurm: the local cluster and its jobs, two trials run by tuner-agent
+	# as Slurm jobs on two nodes at once, studies with executor 'slurm'
+	# (faults, accounting) and a FastQuery study as jobs (~7 min).
 	suite slurm bash tests/slurm/run.sh
 	# TAP clusters of their own (PostgreSQL::Test::Cluster, run as postgres).
 	suite tap bash tests/tap.sh

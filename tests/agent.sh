@@ -24,7 +24,8 @@
 #      a study's pruning rule prunes a bad trial (its runner's group gone),
 #      a malformed line fails the trial (its runner's group gone too);
 #   8. network cuts between an agent and the server, through a relay that
-#      is reset, kept down past the lease, or hung (tests/agent_netcut.sh).
+#      is reset, kept down past the lease, or hung (tests/agent_netcut.sh);
+#   9. --trial ID: exactly that trial, with the registered runner.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -348,6 +349,36 @@ want="failed: progress line 1 (fd 3): expected a JSON object at byte 1: throughp
 [ "$got" = "$want" ] || fail "malformed progress: got [$got], want [$want]"
 check_gone "malformed progress"
 echo "agent: malformed progress: $got; its runner's group is gone"
+
+# 9. --trial ID (issue 31; a Slurm job's agent): exactly that trial, with
+# the registered runner's program and arguments when no --runner-path is
+# given; a trial already over is refused (exit 1); a configuration no
+# longer in the space fails the trial at its claim (exit 1).
+expect_exit 2 "$AGENT" --trial 0
+expect_exit 2 "$AGENT" --trial 1x
+expect_exit 2 "$AGENT" --trial 1 --study s
+expect_exit 2 "$AGENT" --trial 1 --trials 2
+expect_exit 2 "$AGENT" --trial 1 -- --arg
+sql "SELECT tuner.register_runner('agent_by_id', '$WORK/f.py', '{}', '{\"sleep\": 0.1}')" >/dev/null
+sql "SELECT tuner.create_study('byid', 'value', 'minimize', '{\"seed\": 3}', runner => 'agent_by_id')" >/dev/null
+sql "SELECT tuner.add_parameter('byid', 'x', 'float', 0, 1)" >/dev/null
+sql "SELECT tuner.add_parameter('byid', 'y', 'float', 0, 1)" >/dev/null
+t1=$(sql "SELECT tuner.enqueue('byid', '{\"x\": 0.1, \"y\": 0.1}')")
+t2=$(sql "SELECT tuner.enqueue('byid', '{\"x\": 0.3, \"y\": 0.6}')")
+"${RUN_AGENT[@]}" --trial "$t2" --worker byid-2 2> "$WORK/byid.log" || fail "--trial $t2 exited with $?"
+got=$(sql "SELECT string_agg(number || ' ' || state || ' ' || COALESCE(worker, '-') || ' '
+                  || COALESCE(value::text, '-'), ', ' ORDER BY number) FROM tuner.trials WHERE study = 'byid'")
+[ "$got" = "1 queued - -, 2 complete byid-2 0" ] || fail "--trial $t2 (registered runner): $got"
+expect_exit 1 "${RUN_AGENT[@]}" --trial "$t2" --worker byid-2
+grep -q "cannot be claimed by worker" "$WORK/usage.err" || fail "--trial of a complete trial: $(cat "$WORK/usage.err")"
+"${RUN_AGENT[@]}" --trial "$t1" --runner-path "$WORK/f.py" 2> "$WORK/byid.log" || fail "--trial $t1 exited with $?"
+[ "$(sql "SELECT state FROM tuner.trial WHERE id = $t1")" = complete ] || fail "--trial $t1 with --runner-path"
+t3=$(sql "SELECT tuner.enqueue('byid', '{\"x\": 0.9, \"y\": 0.9}')")
+sql "UPDATE tuner.parameter SET high = 0.5 WHERE name = 'x' AND study_id = (SELECT id FROM tuner.study WHERE name = 'byid')" >/dev/null
+expect_exit 1 "${RUN_AGENT[@]}" --trial "$t3"
+got=$(sql "SELECT state || ': ' || error FROM tuner.trial WHERE id = $t3")
+[[ "$got" == "failed: runner input refused: "* ]] || fail "--trial of a trial out of the space: $got"
+echo "agent: --trial: that trial with the registered runner, a finished one refused, one out of the space failed"
 
 # 8. Network cuts (its own database, its own agents).
 TUNER_AGENT="$AGENT" bash tests/agent_netcut.sh || fail "network cuts (tests/agent_netcut.sh)"

@@ -15,10 +15,13 @@ typedef struct AgentOptions
 {
 	const char *dsn;       /* libpq connection string ("" : PG* variables) */
 	const char *study;     /* the study whose trials it runs */
-	char *runner_path;     /* the local runner program, absolute */
+	long long trial_id;    /* --trial: run exactly this trial (0: none) */
+	char *runner_path;     /* the local runner program, absolute; NULL with
+							* --trial: the study's registered runner */
 	char **runner_argv;    /* argv[0] = runner_path, then -- arguments */
 	char *worker;          /* its worker name in tuner.trial.worker */
 	long trials;           /* trials to run, 0: until stopped */
+	bool leave_on_signal;  /* SIGTERM: stop the runner, record nothing */
 	double heartbeat_s;    /* 0: a third of the study's lease_s, <= 10 s */
 	double max_backoff_s;  /* longest wait between two reconnects */
 	double call_timeout_s; /* longest wait for a claim or an outcome */

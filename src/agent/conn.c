@@ -253,6 +253,57 @@ agent_claim(AgentConn *c, const char *study, const char *worker,
 	return CALL_OK;
 }
 
+/* See conn.h: one row per runner argument (one, arg NULL, without). */
+AgentCall
+agent_claim_trial(AgentConn *c, long long id, const char *worker,
+				  AgentTrial *trial)
+{
+	char idtext[32];
+	const char *values[2] = {idtext, worker};
+	PGresult *r;
+	AgentCall rc;
+	int i;
+
+	snprintf(idtext, sizeof(idtext), "%lld", id);
+	rc = call(c,
+			  "SELECT x.trial, x.number, x.input, x.timeout_s, x.grace_s, "
+			  "x.lease_s, x.program, a.arg "
+			  "FROM tuner.agent_claim_trial($1, $2) x "
+			  "LEFT JOIN LATERAL pg_catalog.unnest(x.args) WITH ORDINALITY "
+			  "a(arg, i) ON true ORDER BY a.i",
+			  2, values, c->call_timeout_s, &r);
+	if (rc != CALL_OK)
+		return rc;
+	trial->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	trial->number = atoi(PQgetvalue(r, 0, 1));
+	trial->input = PQgetisnull(r, 0, 2) ? NULL : strdup(PQgetvalue(r, 0, 2));
+	trial->timeout_s = strtod(PQgetvalue(r, 0, 3), NULL);
+	trial->grace_s = strtod(PQgetvalue(r, 0, 4), NULL);
+	trial->lease_s = strtod(PQgetvalue(r, 0, 5), NULL);
+	trial->program = PQgetisnull(r, 0, 6) ? NULL : strdup(PQgetvalue(r, 0, 6));
+	trial->args = calloc(PQntuples(r) + 1, sizeof(char *));
+	trial->nargs = 0;
+	for (i = 0; i < PQntuples(r); i++)
+		if (!PQgetisnull(r, i, 7))
+			trial->args[trial->nargs++] = strdup(PQgetvalue(r, i, 7));
+	PQclear(r);
+	return CALL_OK;
+}
+
+/* See conn.h. */
+void
+agent_trial_free(AgentTrial *trial)
+{
+	int i;
+
+	free(trial->input);
+	free(trial->program);
+	for (i = 0; i < trial->nargs; i++)
+		free(trial->args[i]);
+	free(trial->args);
+	memset(trial, 0, sizeof(*trial));
+}
+
 /* See conn.h. */
 AgentCall
 agent_heartbeat(AgentConn *c, long long trial, double timeout_s)

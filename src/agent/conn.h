@@ -41,6 +41,10 @@ typedef struct AgentTrial
 	double timeout_s;
 	double grace_s;
 	double lease_s;
+	/* agent_claim_trial only: the registered runner, or NULL; malloc'ed */
+	char *program;
+	char **args; /* nargs arguments */
+	int nargs;
 } AgentTrial;
 
 /* What tuner.agent_finish answered. */
@@ -75,6 +79,17 @@ extern const char *agent_last_error(void);
  */
 extern AgentCall agent_claim(AgentConn *c, const char *study,
 							 const char *worker, AgentTrial *trial);
+
+/*
+ * tuner.agent_claim_trial(trial, worker) into *trial (its input NULL when
+ * the database failed the trial at the claim: its configuration is no
+ * longer a point of the study's space).  Safe to repeat.
+ */
+extern AgentCall agent_claim_trial(AgentConn *c, long long id,
+								   const char *worker, AgentTrial *trial);
+
+/* Free what a claim allocated in *trial. */
+extern void agent_trial_free(AgentTrial *trial);
 
 /*
  * tuner.heartbeat(trial), waiting at most timeout_s seconds for the answer

@@ -358,12 +358,140 @@ run_trial(AgentConn *c, const AgentOptions *opts, const AgentTrial *t)
 			  t->number, t->id, opts->runner_path, t->timeout_s, t->lease_s);
 	if (agent_run(&spec, &r) != 0)
 		agent_log("trial %d (id %lld): %s", t->number, t->id, r.exit_text);
+	if (agent_stop_requested && opts->leave_on_signal)
+	{
+		/* a Slurm job's agent: its submitter records why the job ended */
+		agent_log("trial %d (id %lld): runner stopped by a signal; the trial "
+				  "is left to the job's submitter",
+				  t->number, t->id);
+		agent_run_free(&r);
+		return;
+	}
 	if (st.pruned[0] != '\0' && !r.progress_failed && connect_for_outcome(c) &&
 		agent_prune(c, t->id, st.pruned) != CALL_OK)
 		agent_log("trial %d (id %lld): could not record its pruning: %s",
 				  t->number, t->id, agent_last_error());
 	record(c, opts, t, &r);
 	agent_run_free(&r);
+}
+
+/*
+ * The registered runner's program as this host finds it: a path with a
+ * slash as it is; a bare name in this agent's own directory (PostgreSQL's
+ * bindir when installed there, as the server looks first), then in PATH.
+ * malloc'ed, or NULL.
+ */
+static char *
+find_program(const char *program)
+{
+	char self[4096];
+	char *candidate;
+	const char *path = getenv("PATH");
+	ssize_t n;
+
+	if (strchr(program, '/') != NULL)
+		return program[0] == '/' ? strdup(program) : NULL;
+	candidate = malloc(8192);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0)
+	{
+		self[n] = '\0';
+		*strrchr(self, '/') = '\0';
+		snprintf(candidate, 8192, "%s/%s", self, program);
+		if (agent_is_executable(candidate))
+			return candidate;
+	}
+	while (path != NULL && *path != '\0')
+	{
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+
+		if (len > 0 && path[0] == '/' && len < 4096)
+		{
+			snprintf(candidate, 8192, "%.*s/%s", (int)len, path, program);
+			if (agent_is_executable(candidate))
+				return candidate;
+		}
+		path = end ? end + 1 : NULL;
+	}
+	free(candidate);
+	return NULL;
+}
+
+/*
+ * --trial ID: claim that trial (tuner.agent_claim_trial), run it with the
+ * given runner or the registered one, record it.  Returns the exit status.
+ */
+static int
+run_one_trial(AgentConn *conn, const AgentOptions *opts)
+{
+	AgentOptions o = *opts;
+	AgentTrial t;
+	int i;
+
+	for (;;)
+	{
+		if (!agent_connect_wait(conn, &agent_stop_requested))
+			return 0;
+		memset(&t, 0, sizeof(t));
+		switch (agent_claim_trial(conn, opts->trial_id, opts->worker, &t))
+		{
+			case CALL_LOST:
+				continue; /* agent_claim_trial is safe to repeat */
+			case CALL_ERROR:
+				if (transient(agent_last_sqlstate()))
+				{
+					agent_log("claim failed, retrying: %s",
+							  agent_last_error());
+					sleep(1);
+					continue;
+				}
+				agent_log("the database refused trial id %lld: %s",
+						  opts->trial_id, agent_last_error());
+				return 1;
+			case CALL_OK:
+				break;
+		}
+		break;
+	}
+	if (t.input == NULL)
+	{
+		agent_log("trial %d (id %lld): failed at its claim (its configuration "
+				  "is no longer in the study's space); see its error",
+				  t.number, t.id);
+		agent_trial_free(&t);
+		return 1;
+	}
+	if (o.runner_path == NULL)
+	{
+		char reason[600];
+		AgentRunResult r;
+
+		o.runner_path = t.program ? find_program(t.program) : NULL;
+		if (o.runner_path == NULL)
+		{
+			memset(&r, 0, sizeof(r));
+			r.exit_code = -1;
+			snprintf(reason, sizeof(reason),
+					 t.program ? "runner program \"%s\" was not found on this "
+								 "host (agent's directory, PATH)"
+							   : "the study has no registered runner%s; pass "
+								 "--runner-path",
+					 t.program ? t.program : "");
+			snprintf(r.exit_text, sizeof(r.exit_text), "%.255s", reason);
+			agent_log("trial %d (id %lld): %s", t.number, t.id, reason);
+			record(conn, &o, &t, &r);
+			agent_trial_free(&t);
+			return 1;
+		}
+		o.runner_argv = calloc(t.nargs + 2, sizeof(char *));
+		o.runner_argv[0] = o.runner_path;
+		for (i = 0; i < t.nargs; i++)
+			o.runner_argv[i + 1] = t.args[i];
+	}
+	run_trial(conn, &o, &t);
+	agent_trial_free(&t);
+	return 0;
 }
 
 /* tuner-agent (see the header comment and agent_parse_options). */
@@ -390,6 +518,16 @@ main(int argc, char **argv)
 	conn.dsn = opts.dsn;
 	conn.max_backoff_s = opts.max_backoff_s;
 	conn.call_timeout_s = opts.call_timeout_s;
+	if (opts.trial_id != 0)
+	{
+		agent_log("trial id %lld, runner %s", opts.trial_id,
+				  opts.runner_path ? opts.runner_path : "(registered)");
+		status = run_one_trial(&conn, &opts);
+		if (conn.conn != NULL)
+			PQfinish(conn.conn);
+		agent_log("%s", agent_stop_requested ? "stopped" : "done");
+		return status;
+	}
 	agent_log("study \"%s\", runner %s", opts.study, opts.runner_path);
 
 	while (!agent_stop_requested && (opts.trials == 0 || done < opts.trials))

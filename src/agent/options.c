@@ -18,35 +18,50 @@ static void
 usage(FILE *f)
 {
 	fprintf(
-		f, "Usage: tuner-agent --study NAME --runner-path PROGRAM [OPTION]... "
-		   "[-- RUNNER-ARG...]\n"
-		   "Run trials of a tuner study on this host with a local runner "
-		   "program.\n\n"
-		   "  --dsn CONNINFO        libpq connection string (default: the PG* "
-		   "environment)\n"
-		   "  --study NAME          the study whose trials to run\n"
-		   "  --runner-path PROGRAM the runner to execute here (no shell); "
-		   "arguments\n"
-		   "                        after -- are passed to it\n"
-		   "  --worker NAME         the agent's worker name (default "
-		   "agent@HOST:PID)\n"
-		   "  --trials N            run N trials, then exit (default: until "
-		   "SIGTERM)\n"
-		   "  --heartbeat-s S       renew the trial's lease every S seconds\n"
-		   "                        (default: a third of the study's lease_s, "
-		   "at most 10)\n"
-		   "  --max-backoff-s S     longest wait between reconnects (default "
-		   "30)\n"
-		   "  --call-timeout-s S    longest wait for the database to answer a "
-		   "claim or\n"
-		   "                        an outcome before the connection counts "
-		   "as lost\n"
-		   "                        (default 60; heartbeats wait one "
-		   "heartbeat interval,\n"
-		   "                        at least 1 s, at most this)\n"
-		   "  --help                show this help\n\n"
-		   "Exit status: 0 when done or stopped by SIGTERM/SIGINT, 1 when the "
-		   "database\nrefused to give it trials, 2 on a usage error.\n");
+		f,
+		"Usage: tuner-agent --study NAME --runner-path PROGRAM [OPTION]... "
+		"[-- RUNNER-ARG...]\n"
+		"  or:  tuner-agent --trial ID [--runner-path PROGRAM] [OPTION]... "
+		"[-- RUNNER-ARG...]\n"
+		"Run trials of a tuner study on this host with a local runner "
+		"program.\n\n"
+		"  --dsn CONNINFO        libpq connection string (default: the PG* "
+		"environment)\n"
+		"  --study NAME          the study whose trials to run\n"
+		"  --runner-path PROGRAM the runner to execute here (no shell); "
+		"arguments\n"
+		"                        after -- are passed to it\n"
+		"  --trial ID            run exactly the trial with this id (queued, "
+		"or\n"
+		"                        submitted to this worker, as a Slurm job "
+		"is),\n"
+		"                        then exit; without --runner-path the "
+		"study's\n"
+		"                        registered runner program and arguments "
+		"run\n"
+		"  --leave-on-signal     on SIGTERM/SIGINT stop the runner but record\n"
+		"                        nothing: the submitter of its Slurm job records\n"
+		"                        the trial with Slurm's reason (cancel, time limit)\n"
+		"  --worker NAME         the agent's worker name (default "
+		"agent@HOST:PID)\n"
+		"  --trials N            run N trials, then exit (default: until "
+		"SIGTERM)\n"
+		"  --heartbeat-s S       renew the trial's lease every S seconds\n"
+		"                        (default: a third of the study's lease_s, "
+		"at most 10)\n"
+		"  --max-backoff-s S     longest wait between reconnects (default "
+		"30)\n"
+		"  --call-timeout-s S    longest wait for the database to answer a "
+		"claim or\n"
+		"                        an outcome before the connection counts "
+		"as lost\n"
+		"                        (default 60; heartbeats wait one "
+		"heartbeat interval,\n"
+		"                        at least 1 s, at most this)\n"
+		"  --help                show this help\n\n"
+		"Exit status: 0 when done or stopped by SIGTERM/SIGINT, 1 when the "
+		"database\nrefused to give it trials (with --trial: that trial), 2 "
+		"on a usage error.\n");
 }
 
 /* Exit 2 with a message and the hint to see --help. */
@@ -99,6 +114,8 @@ agent_parse_options(int argc, char **argv, AgentOptions *opts)
 		{"runner-path", required_argument, NULL, 'r'},
 		{"worker", required_argument, NULL, 'w'},
 		{"trials", required_argument, NULL, 'n'},
+		{"trial", required_argument, NULL, 'i'},
+		{"leave-on-signal", no_argument, NULL, 'l'},
 		{"heartbeat-s", required_argument, NULL, 'h'},
 		{"max-backoff-s", required_argument, NULL, 'b'},
 		{"call-timeout-s", required_argument, NULL, 't'},
@@ -137,6 +154,16 @@ agent_parse_options(int argc, char **argv, AgentOptions *opts)
 					usage_error("--trials must be a count of at least 0",
 								optarg);
 				break;
+			case 'i':
+				opts->trial_id = strtoll(optarg, &end, 10);
+				if (end == optarg || *end != '\0' || opts->trial_id < 1 ||
+					opts->trial_id == LLONG_MAX)
+					usage_error("--trial must be a trial id (at least 1)",
+								optarg);
+				break;
+			case 'l':
+				opts->leave_on_signal = true;
+				break;
 			case 'h':
 				opts->heartbeat_s =
 					seconds_arg("--heartbeat-s", optarg, 0.05, 3600);
@@ -156,9 +183,17 @@ agent_parse_options(int argc, char **argv, AgentOptions *opts)
 				usage_error("invalid option", NULL);
 		}
 	}
-	if (opts->study == NULL || opts->study[0] == '\0')
-		usage_error("--study is required", NULL);
-	if (runner == NULL || runner[0] == '\0')
+	if (opts->trial_id != 0)
+	{
+		if (opts->study != NULL)
+			usage_error("--trial and --study exclude each other", NULL);
+		if (opts->trials != 0)
+			usage_error("--trial and --trials exclude each other", NULL);
+		opts->study = "";
+	}
+	else if (opts->study == NULL || opts->study[0] == '\0')
+		usage_error("--study (or --trial) is required", NULL);
+	if ((runner == NULL || runner[0] == '\0') && opts->trial_id == 0)
 		usage_error("--runner-path is required", NULL);
 	if (opts->worker == NULL)
 		opts->worker = default_worker();
@@ -166,6 +201,12 @@ agent_parse_options(int argc, char **argv, AgentOptions *opts)
 		usage_error("--worker must be a name of 1 to 200 characters",
 					opts->worker);
 
+	if (runner == NULL || runner[0] == '\0')
+	{
+		if (argc > optind)
+			usage_error("runner arguments after -- need --runner-path", NULL);
+		return; /* the registered runner (agent_claim_trial) */
+	}
 	/* An absolute path, resolved once: the runner runs in P_tmpdir. */
 	opts->runner_path = realpath(runner, NULL);
 	if (opts->runner_path == NULL || !agent_is_executable(opts->runner_path))

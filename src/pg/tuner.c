@@ -50,5 +50,6 @@ _PG_init(void)
 	tuner_set_allocator(tuner_pg_alloc, tuner_pg_free);
 	tuner_define_notify_guc();
 	tuner_define_limits();
+	tuner_define_slurm_settings();
 	MarkGUCPrefixReserved("tuner");
 }

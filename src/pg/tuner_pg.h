@@ -104,6 +104,9 @@ extern void tuner_check_lengthscales(const double *values, int n);
  */
 extern void tuner_define_limits(void);
 
+/* The Slurm executor's settings (slurm_exec.c). */
+extern void tuner_define_slurm_settings(void);
+
 /* Refuse a model of more rows than tuner.max_fit_rows (limits.c). */
 extern void tuner_check_fit_rows(int rows, const char *what);
 

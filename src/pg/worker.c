@@ -733,6 +733,93 @@ worker_record(int64 trial, const TunerRunResult *r, const char *state,
 	worker_commit();
 }
 
+/*
+ * The Slurm executor (src/sql/slurm.sql): submit the claimed trial as a
+ * Slurm job, then once a second reconcile it with the job
+ * (tuner._slurm_poll) until both are over and the job's accounting is in
+ * the trial.  tuner.stop() or SIGTERM cancel the job (scancel) and
+ * interrupt the trial; after a stop the loop goes on until the cancelled
+ * job's accounting is recorded, after SIGTERM it returns at once.  Each
+ * step is a transaction of its own.
+ */
+static void
+run_slurm_trial(const TunerWorkerArgs *args, int64 trial, const char *label)
+{
+	Oid types[3] = {INT8OID, INT8OID, TEXTOID};
+	Datum values[3];
+	char *v;
+	int64 slurm_job;
+	bool cancelled = false;
+	int polls = 0;
+
+	values[0] = Int64GetDatum(trial);
+	worker_begin();
+	pgstat_report_activity(STATE_RUNNING, "tuner: submitting a Slurm job");
+	run_sql("SELECT tuner._slurm_submit($1)", 1, types, values, NULL, false);
+	v = first_value(CurrentMemoryContext);
+	slurm_job = v == NULL ? 0 : pg_strtoint64(v);
+	worker_commit();
+	if (slurm_job == 0)
+		return;
+	values[1] = Int64GetDatum(slurm_job);
+	in_runner = true;
+	for (;;)
+	{
+		bool stop;
+		bool done;
+		char *activity;
+
+		if (polls++ > 0 && !got_sigterm)
+		{
+			(void)WaitLatch(MyLatch,
+							WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							1000L, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+		}
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		worker_begin();
+		if (!cancelled)
+		{
+			Datum job = Int64GetDatum(args->job_id);
+
+			run_sql("SELECT tuner._job_stop_requested($1)", 1, types, &job,
+					NULL, true);
+			v = first_value(CurrentMemoryContext);
+			stop = got_sigterm || v == NULL || strcmp(v, "t") == 0;
+			if (stop)
+			{
+				values[2] = CStringGetTextDatum(
+					got_sigterm ? "worker terminated" : "stopped");
+				run_sql("SELECT tuner._slurm_cancel($1, $2, $3)", 3, types,
+						values, NULL, false);
+				cancelled = true;
+			}
+		}
+		if (got_sigterm)
+		{
+			worker_commit();
+			break;
+		}
+		run_sql("SELECT tuner._slurm_poll($1, $2)", 2, types, values, NULL,
+				false);
+		v = first_value(CurrentMemoryContext);
+		done = v == NULL || strcmp(v, "done") == 0;
+		worker_commit();
+		if (done)
+			break;
+		activity = psprintf("tuner: trial id " INT64_FORMAT
+							" is Slurm job " INT64_FORMAT " (%s)",
+							trial, slurm_job, label);
+		pgstat_report_activity(STATE_RUNNING, activity);
+		pfree(activity);
+	}
+	in_runner = false;
+}
+
 /* Main of a tuner background worker (see the header comment). */
 void
 tuner_worker_main(Datum main_arg)
@@ -744,6 +831,8 @@ tuner_worker_main(Datum main_arg)
 	Oid types[2] = {INT8OID, TEXTOID};
 	Datum values[2];
 	char nulls[2] = {' ', ' '};
+	char *executor;
+	bool slurm;
 
 	memcpy(&args, MyBgworkerEntry->bgw_extra, sizeof(args));
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -762,6 +851,16 @@ tuner_worker_main(Datum main_arg)
 	worker_commit();
 	worker_begin();
 	run_sql("SELECT tuner._reconcile()", 0, NULL, NULL, NULL, false);
+	worker_commit();
+
+	/* Where the job's trials run (the study's setting executor). */
+	worker_begin();
+	values[0] = Int64GetDatum(args.job_id);
+	run_sql("SELECT tuner._study_executor(j.study_id) FROM tuner.job j "
+			"WHERE j.id = $1",
+			1, types, values, NULL, true);
+	executor = first_value(CurrentMemoryContext);
+	slurm = executor != NULL && strcmp(executor, "slurm") == 0;
 	worker_commit();
 
 	trial_cxt = AllocSetContextCreate(TopMemoryContext, "tuner worker trial",
@@ -795,6 +894,13 @@ tuner_worker_main(Datum main_arg)
 			trial = worker_claim(&args, name, launch, trial_cxt);
 			if (trial == 0)
 				done = true;
+			else if (slurm)
+			{
+				run_slurm_trial(&args, trial, name);
+				recorded = true;
+				if (got_sigterm)
+					done = true;
+			}
 			else
 			{
 				MemoryContext old = MemoryContextSwitchTo(trial_cxt);

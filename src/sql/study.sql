@@ -34,6 +34,8 @@ BEGIN
 	END IF;
 	-- Early stopping (pruning.sql).
 	PERFORM tuner._check_pruning(settings -> 'pruning');
+	-- Where trials run: executor and slurm (slurm.sql).
+	PERFORM tuner._check_executor_settings(settings);
 	IF settings ? 'retry_disturbed' AND pg_catalog.jsonb_typeof(settings -> 'retry_disturbed') IS DISTINCT FROM 'boolean' THEN
 		RAISE EXCEPTION 'setting retry_disturbed must be true or false'
 			USING ERRCODE = 'invalid_parameter_value',
@@ -481,7 +483,7 @@ DECLARE
 	v_known text[] := ARRAY['seed', 'n_initial', 'trial_timeout_s', 'kill_grace_s',
 		'runner', 'icm_rank', 'icm_joint', 'transfer_from', 'bound_margin',
 		'bound_hits', 'noise_sd', 'lease_s', 'max_retries', 'abandon_after_s',
-		'sapphire', 'strict_metrics', 'max_disturbance', 'retry_disturbed', 'pruning'];
+		'sapphire', 'strict_metrics', 'max_disturbance', 'retry_disturbed', 'pruning', 'executor', 'slurm'];
 BEGIN
 	IF pg_catalog.jsonb_typeof(settings) IS DISTINCT FROM 'object' THEN
 		RAISE EXCEPTION 'settings must be a JSON object'

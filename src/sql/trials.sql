@@ -661,8 +661,14 @@ BEGIN
 	IF t.state <> 'running' THEN
 		RAISE EXCEPTION 'trial % is % and has no lease to renew', p_trial, t.state
 			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  -- (never NULL: a NULL option makes RAISE fail with another
+				  -- error, which rolled back the reap above and left a trial of
+				  -- a crashed server running under its agent)
 				  DETAIL = CASE WHEN t.error = 'lease expired'
-							   THEN 'Its lease expired before this heartbeat.' END,
+							   THEN 'Its lease expired before this heartbeat.'
+							   WHEN t.error IS NOT NULL
+							   THEN pg_catalog.format('It ended: %s', t.error)
+							   ELSE pg_catalog.format('It is %s.', t.state) END,
 				  HINT = 'Only a running trial takes heartbeats; ask tuner.suggest_next() for a trial to run.';
 	END IF;
 	PERFORM tuner._worker_heartbeat(p_trial);

@@ -107,7 +107,9 @@ SELECT s.name AS study,
 	   tuner._last_seen(t) AS last_seen,
 	   pg_catalog.clock_timestamp() - tuner._last_seen(t) AS silent_for,
 	   (SELECT pg_catalog.count(*) FROM tuner.trial c
-		 WHERE c.study_id = s.id AND c.state = 'complete' AND c.disturbed) AS disturbed
+		 WHERE c.study_id = s.id AND c.state = 'complete' AND c.disturbed) AS disturbed,
+	   (t.details -> 'slurm' ->> 'job_id')::bigint AS slurm_job,
+	   t.details -> 'slurm' ->> 'state' AS slurm_state
   FROM tuner.trial t
   JOIN tuner.study s ON s.id = t.study_id
  WHERE t.state = 'running'
@@ -209,6 +211,12 @@ COMMENT ON COLUMN tuner.progress.disturbed IS
 
 COMMENT ON COLUMN tuner.studies.disturbed IS
 	'How many of the study''s complete trials ran while the machine was busy (tuner.trial.disturbed)';
+
+COMMENT ON COLUMN tuner.progress.slurm_job IS
+	'The Slurm job of a trial of a study with executor slurm; NULL for others';
+
+COMMENT ON COLUMN tuner.progress.slurm_state IS
+	'Its job''s state as the worker last saw it: PENDING (queued in Slurm), RUNNING, ...';
 
 COMMENT ON COLUMN tuner.progress.silent_for IS
 	'Time since last_seen; a trial without a lease silent for longer than its study''s abandon_after_s is reaped as abandoned';

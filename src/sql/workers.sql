@@ -160,6 +160,11 @@ DECLARE
 	v_trial bigint;
 BEGIN
 	s := tuner._study_with_runner($1);
+	IF tuner._study_executor(s.id) = 'slurm' THEN
+		RAISE EXCEPTION 'study "%" runs its trials as Slurm jobs (setting executor)', s.name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'Run them with tuner.run(), which submits them, or set executor to "local".';
+	END IF;
 	v_trial := (tuner.suggest_next(s.name) ->> 'trial')::bigint;
 	UPDATE tuner.trial
 	   SET worker = 'step', worker_pid = pg_catalog.pg_backend_pid()
@@ -612,6 +617,80 @@ BEGIN
 		   COALESCE((s.settings ->> 'kill_grace_s')::float8, 5),
 		   tuner._lease_s(s.id)
 	  INTO trial, number, input, timeout_s, grace_s, lease_s
+	  FROM tuner.trial x
+	  LEFT JOIN tuner.runner r ON r.name = s.runner
+	 WHERE x.id = t.id;
+END;
+$$;
+
+-- Claim one trial by its id for an agent (tuner-agent --trial ID; a
+-- Slurm job's agent, slurm.sql): a queued trial is taken (running, this
+-- worker, its lease); a running trial must already be this worker's (the
+-- Slurm executor records its job's name, slurm-JOBID, when it submits the
+-- job; a repeated claim after a lost answer gets it back), and its lease is
+-- renewed.  The caller must be able to write the trial (row-level
+-- security: the same rights as tuner.agent_claim).  The configuration is
+-- checked again (tuner._runner_input_problem): a trial whose configuration
+-- is no longer a point of the study's space is failed with the reason,
+-- and the answer has no input (NULL) for the agent to run.  Returns tuner.agent_claim's columns and the
+-- registered runner's program and arguments (NULL without one), which
+-- the agent runs when it is given no --runner-path.
+CREATE OR REPLACE FUNCTION tuner.agent_claim_trial(id bigint, worker text,
+								  OUT trial bigint, OUT number int,
+								  OUT input text, OUT timeout_s float8,
+								  OUT grace_s float8, OUT lease_s float8,
+								  OUT program text, OUT args text[])
+LANGUAGE plpgsql
+SET search_path = pg_catalog, tuner, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+	s tuner.study;
+	t tuner.trial;
+	p_trial bigint := $1;
+	p_worker text := $2;
+	v_problem text;
+BEGIN
+	PERFORM tuner._not_null(p_trial, 'trial');
+	PERFORM tuner._check_worker_name(p_worker);
+	PERFORM tuner._reap_of_trial(p_trial);
+	SELECT * INTO t FROM tuner.trial x WHERE x.id = p_trial FOR NO KEY UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'trial % does not exist', p_trial
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Pass the id of a queued trial, or of one submitted to this worker.';
+	END IF;
+	SELECT * INTO s FROM tuner.study x WHERE x.id = t.study_id;
+	IF t.state = 'queued' THEN
+		UPDATE tuner.trial x
+		   SET state = 'running', started_at = pg_catalog.now(), worker = p_worker
+		 WHERE x.id = t.id;
+	ELSIF t.state = 'running' AND t.worker = p_worker THEN
+		PERFORM tuner._worker_heartbeat(t.id);
+	ELSE
+		RAISE EXCEPTION 'trial % cannot be claimed by worker "%"', p_trial, p_worker
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = CASE WHEN t.state = 'running'
+							   THEN pg_catalog.format('It is running, held by worker "%s".', t.worker)
+							   ELSE pg_catalog.format('It is %s.', t.state) END,
+				  HINT = 'An agent claims a queued trial, or the running trial submitted to it.';
+	END IF;
+	v_problem := tuner._runner_input_problem(t.id);
+	IF v_problem IS NOT NULL THEN
+		PERFORM tuner._finish_trial(t.id, NULL, v_problem, '', '', 0, 'failed', v_problem);
+		trial := t.id;
+		number := t.number;
+		RETURN;
+	END IF;
+	SELECT x.id, x.number,
+		   (x.config || pg_catalog.jsonb_build_object(
+				'_settings', COALESCE(r.settings, '{}') || COALESCE(s.settings -> 'runner', '{}'),
+				'_trial', pg_catalog.jsonb_build_object('study', s.name, 'id', x.id,
+														'number', x.number)))::text,
+		   COALESCE((s.settings ->> 'trial_timeout_s')::float8, 600),
+		   COALESCE((s.settings ->> 'kill_grace_s')::float8, 5),
+		   tuner._lease_s(s.id), r.program, r.args
+	  INTO trial, number, input, timeout_s, grace_s, lease_s, program, args
 	  FROM tuner.trial x
 	  LEFT JOIN tuner.runner r ON r.name = s.runner
 	 WHERE x.id = t.id;

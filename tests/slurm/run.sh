@@ -1,11 +1,15 @@
 #!/bin/bash
 # run.sh: the "slurm" suite of scripts/test-all.sh.  Starts a throwaway
 # local Slurm cluster (tests/slurm/cluster.sh, its own directory and
-# ports), checks start/status, runs test_cluster.sh (real jobs) and
+# ports), checks start/status, runs test_cluster.sh (real jobs),
 # test_agent_job.sh (tuner trials as Slurm jobs, against a pg_virtualenv
-# server with the installed extension), then stops the cluster with a job
+# server with the installed extension) and test_executor.sh (studies with
+# executor "slurm" through tuner.run: 6 trials 2 at a time, scancel,
+# tuner.stop, a time limit) and test_fastquery_jobs.sh (a 6-trial
+# FastQuery study as jobs, ranks as each job's srun tasks; needs the
+# installed runner), then stops the cluster with a job
 # still running and checks that nothing is left.  Exits non-zero on any
-# failure.  About 2 minutes, most of it the time-limit job.
+# failure.  About 7 minutes here (2 CPUs), most of it the two time-limit jobs.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$(pwd)
@@ -61,6 +65,8 @@ grep -qE '^tn1 tuner\* idle' <<<"$status" && grep -qE '^tn2 tuner\* idle' <<<"$s
 
 bash tests/slurm/test_cluster.sh || not_ok "tests/slurm/test_cluster.sh"
 pg_virtualenv -t bash tests/slurm/test_agent_job.sh || not_ok "tests/slurm/test_agent_job.sh"
+pg_virtualenv -t bash tests/slurm/test_executor.sh || not_ok "tests/slurm/test_executor.sh"
+pg_virtualenv -t bash tests/slurm/test_fastquery_jobs.sh || not_ok "tests/slurm/test_fastquery_jobs.sh"
 
 # stop with a job running: the job is cancelled, its processes and every
 # daemon are gone.

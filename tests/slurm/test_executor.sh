@@ -1,0 +1,294 @@
+#!/bin/bash
+# test_executor.sh: the Slurm executor (issue 31) on the real local test
+# cluster.  A study with executor "slurm" runs through tuner.run: its
+# background workers submit each trial as a Slurm job (sbatch, as the
+# server's OS user) whose one process is tuner-agent --trial ID, reconcile
+# the trial with the job and store the job's accounting (sacct) in the
+# trial's details.slurm.
+#
+#   1. 6 trials, 2 at a time on the 2 nodes: all complete, each with its
+#      job's accounting; never more than 2 jobs at once, 2 at once seen.
+#   2. a job scancel'ed mid-trial: its trial is failed with Slurm's state,
+#      no job and no runner process is left.
+#   3. three jobs for two nodes: tuner.progress shows two RUNNING and one
+#      PENDING with their job ids; tuner.stop cancels all three, their
+#      trials are interrupted ("stopped"), nothing left.
+#   4. a job over its time limit (1 minute): its trial is failed with
+#      Slurm's TIMEOUT;
+#   5. its node set DOWN under a job (slurm.requeue false): the trial is
+#      failed with NODE_FAIL;
+#   6. the worker killed (a crash restart of the server): the trial is
+#      interrupted, the job's agent stops and the job ends by itself.
+#
+# Needs the running cluster (SLURM_CONF), a server reachable through the
+# PG* environment (pg_virtualenv) with tuner installed, whose OS user may
+# submit jobs, and the agent built (TUNER_AGENT, default
+# src/agent/tuner-agent; copied to a directory the server's user can read
+# and named by tuner.agent_path).  About 2.5 minutes, most of it the
+# time-limit job.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+
+AGENT=$(realpath "${TUNER_AGENT:-src/agent/tuner-agent}")
+DB=tuner_slurm_exec
+if [ -z "${SLURM_CONF:-}" ]; then
+	eval "$(bash "$ROOT/tests/slurm/cluster.sh" env)"
+	export SLURM_CONF
+fi
+WORK=$(mktemp -d /tmp/tuner-slurm-exec.XXXXXX)
+chmod 755 "$WORK"
+mkdir -m 1777 "$WORK/out"
+cleanup() {
+	local jobs
+	jobs=$(squeue -h -o %i -n "$(job_names)" 2>/dev/null | tr '\n' ' ') || true
+	[ -n "${jobs// /}" ] && scancel $jobs 2>/dev/null
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
+	rm -rf "$WORK"
+}
+job_names() { # the job names of this test's trials (tuner-trial-ID)
+	psql -X -At -d "$DB" -c "SELECT string_agg('tuner-trial-' || id, ',') FROM tuner.trial" 2>/dev/null
+}
+trap cleanup EXIT
+
+fail() {
+	local f
+	echo "test_executor: FAILED: $*" >&2
+	for f in "$WORK"/out/*.out; do
+		[ -f "$f" ] || continue
+		echo "--- $f" >&2
+		tail -20 "$f" >&2
+	done
+	exit 1
+}
+sql() { psql -X -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
+ok() { echo "ok - $1"; }
+
+[ -x "$AGENT" ] || fail "$AGENT is not built (make agent)"
+[ -f "$SLURM_CONF" ] || fail "no Slurm cluster ($SLURM_CONF); tests/slurm/cluster.sh start"
+cp "$AGENT" "$WORK/tuner-agent"
+
+psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+sql "CREATE EXTENSION tuner" >/dev/null
+sql "ALTER DATABASE $DB SET tuner.slurm_conf = '$SLURM_CONF'" >/dev/null
+sql "ALTER DATABASE $DB SET tuner.agent_path = '$WORK/tuner-agent'" >/dev/null
+
+# The runner: a function of the configuration after a pause of
+# _settings.sleep seconds (a little memory touched, so Slurm samples an
+# RSS); the node it ran on and its job id go into the details.
+cat >"$WORK/f.py" <<'EOF'
+#!/usr/bin/python3
+import json, os, sys, time
+c = json.load(sys.stdin)
+ballast = bytearray(32 << 20)
+time.sleep(c["_settings"].get("sleep", 3))
+print(json.dumps({"value": (c["x"] - 0.3) ** 2 + (c["y"] - 0.6) ** 2,
+                  "_node": os.environ.get("SLURMD_NODENAME", ""),
+                  "_job": os.environ.get("SLURM_JOB_ID", "")}))
+EOF
+chmod 755 "$WORK/f.py"
+sql "SELECT tuner.register_runner('slurm_f', '$WORK/f.py', '{}', '{\"sleep\": 3}')" >/dev/null
+
+study() { # study NAME SLURM-SETTINGS [RUNNER-SETTINGS]
+	sql "SELECT tuner.create_study('$1', 'value', 'minimize',
+	       '{\"seed\": 31, \"lease_s\": 30, \"executor\": \"slurm\",
+	         \"slurm\": $2, \"runner\": ${3:-{\}}}', runner => 'slurm_f')" >/dev/null
+	sql "SELECT tuner.add_parameter('$1', 'x', 'float', 0, 1)" >/dev/null
+	sql "SELECT tuner.add_parameter('$1', 'y', 'float', 0, 1)" >/dev/null
+}
+# wait_job STUDY SECONDS: until the study's tuner.run job is no longer running.
+wait_job() {
+	local i
+	for ((i = 0; i < $2 * 5; i++)); do
+		[ "$(sql "SELECT count(*) FROM tuner.job j JOIN tuner.study s ON s.id = j.study_id
+		           WHERE s.name = '$1' AND j.state = 'running'")" = 0 ] && return 0
+		sleep 0.2
+	done
+	fail "the job of study $1 did not end in $2 s: $(sql "SELECT number, state, worker, error FROM tuner.trials WHERE study = '$1'") $(squeue)"
+}
+# running_job STUDY: the Slurm job id of the study's trial once its job runs.
+running_job() {
+	local i id
+	for ((i = 0; i < 300; i++)); do
+		id=$(sql "SELECT substr(worker, 7) FROM tuner.trials WHERE study = '$1' AND state = 'running'
+		           AND worker ~ '^slurm-[0-9]+$'")
+		# the job runs and so does its runner
+		if [ -n "$id" ] && [ "$(squeue -h -j "$id" -o %T 2>/dev/null)" = RUNNING ] &&
+			pgrep -f "$WORK/f.py" >/dev/null &&
+			[ "$(sql "SELECT slurm_state FROM tuner.progress WHERE study = '$1' AND slurm_job = $id")" = RUNNING ]; then
+			echo "$id"
+			return 0
+		fi
+		sleep 0.2
+	done
+	fail "no running job for study $1: $(squeue)"
+}
+nothing_left() { # nothing_left JOB: no job in squeue, no runner process of WORK
+	local i
+	for ((i = 0; i < 150; i++)); do
+		if [ -z "$(squeue -h -j "$1" -t PENDING,RUNNING,COMPLETING -o %i 2>/dev/null)" ] &&
+			! pgrep -f "$WORK/f.py" >/dev/null; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	fail "job $1 or its runner is left: $(squeue) $(pgrep -af "$WORK/f.py")"
+}
+
+# --- 1. six trials, two at a time, on two nodes -------------------------------
+study slurm_six "{\"partition\": \"tuner\", \"time_limit_s\": 300, \"nodes\": 1, \"ntasks\": 1,
+                 \"output_dir\": \"$WORK/out\"}"
+[ "$(sql "SELECT tuner.run('slurm_six', 6, 2)")" = 2 ] || fail "tuner.run did not start 2 workers"
+max_out=0
+for ((i = 0; i < 900; i++)); do
+	n=$(squeue -h -t PENDING,RUNNING,CONFIGURING -o %j | grep -c '^tuner-trial-' || true)
+	[ "$n" -gt "$max_out" ] && max_out=$n
+	[ "$(sql "SELECT count(*) FROM tuner.job j JOIN tuner.study s ON s.id = j.study_id
+	           WHERE s.name = 'slurm_six' AND j.state = 'running'")" = 0 ] && break
+	sleep 0.2
+done
+wait_job slurm_six 5
+got=$(sql "SELECT count(*) || ' ' || count(*) FILTER (WHERE state = 'complete' AND value IS NOT NULL)
+             || ' ' || count(*) FILTER (WHERE worker = 'slurm-' || (details -> 'slurm' ->> 'job_id')
+                                         AND details ->> '_job' = details -> 'slurm' ->> 'job_id'
+                                         AND details -> 'slurm' ->> 'state' = 'COMPLETED'
+                                         AND details -> 'slurm' ->> 'nodes' = details ->> '_node'
+                                         AND (details -> 'slurm' ->> 'elapsed_s')::float8 >= 0
+                                         AND (details -> 'slurm' ->> 'queue_wait_s')::float8 >= 0
+                                         AND (details -> 'slurm' ->> 'cpu_s')::float8 >= 0)
+             || ' ' || count(DISTINCT details ->> '_node')
+             || ' ' || count(*) FILTER (WHERE (details -> 'slurm' ->> 'max_rss_kib')::float8 > 0)
+             FROM tuner.trials WHERE study = 'slurm_six'")
+read -r n complete accounted nodes rss <<<"$got"
+[ "$n $complete $accounted $nodes" = "6 6 6 2" ] ||
+	fail "six trials (count, complete, with their job's accounting, nodes): $got
+$(sql "SELECT number, state, worker, details, error FROM tuner.trials WHERE study = 'slurm_six'")"
+ok "6 trials ran as Slurm jobs on 2 nodes, complete, each with its job's accounting"
+[ "$rss" -ge 1 ] || fail "no trial has a MaxRSS"
+ok "$rss of 6 trials have their job's MaxRSS"
+for id in $(sql "SELECT details -> 'slurm' ->> 'job_id' FROM tuner.trials WHERE study = 'slurm_six'"); do
+	s=$(sacct -n -P -X -j "$id" -o State)
+	[ "$s" = COMPLETED ] || fail "sacct says job $id is $s"
+done
+ok "sacct: the 6 jobs COMPLETED"
+overlap=$(sql "SELECT max(n) FROM (SELECT count(*) AS n FROM tuner.trials a JOIN tuner.trials b
+                 ON b.study = a.study AND b.started_at <= a.started_at AND b.finished_at > a.started_at
+                WHERE a.study = 'slurm_six' GROUP BY a.number) c")
+[ "$overlap" = 2 ] || fail "at most 2 trials at once, and 2 at some time: got $overlap"
+[ "$max_out" -le 2 ] || fail "$max_out jobs were outstanding at once (parallel 2)"
+ok "2 trials ran at once, never more than 2 jobs outstanding (seen $max_out)"
+# What a trial costs beyond its runner (3 s): submission, Slurm's queue and
+# start, the agent's connection and claim, the recording; and the span.
+sql "SELECT 'overhead per trial (s): min ' || round(min(d)::numeric, 2) || ', median '
+            || round((percentile_cont(0.5) WITHIN GROUP (ORDER BY d))::numeric, 2)
+            || ', max ' || round(max(d)::numeric, 2) || '; 6 trials in '
+            || round(extract(epoch FROM max(finished_at) - min(started_at))::numeric, 1) || ' s'
+       FROM (SELECT extract(epoch FROM finished_at - started_at) - 3 AS d, started_at, finished_at
+               FROM tuner.trials WHERE study = 'slurm_six') x"
+sql "SELECT number, worker, details -> 'slurm' ->> 'nodes' AS node,
+            details -> 'slurm' ->> 'queue_wait_s' AS wait_s, details -> 'slurm' ->> 'elapsed_s' AS elapsed_s,
+            details -> 'slurm' ->> 'cpu_s' AS cpu_s, details -> 'slurm' ->> 'max_rss_kib' AS max_rss_kib,
+            round(value::numeric, 4) AS value
+       FROM tuner.trials WHERE study = 'slurm_six' ORDER BY number"
+
+# --- 2. a job scancel'ed mid-trial --------------------------------------------
+study slurm_cancel '{"time_limit_s": 300}' '{"sleep": 120}'
+sql "SELECT tuner.run('slurm_cancel', 1, 1)" >/dev/null
+job=$(running_job slurm_cancel)
+scancel "$job"
+wait_job slurm_cancel 60
+got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_cancel'")
+[[ "$got" == "failed: Slurm job $job ended CANCELLED"* ]] || fail "scancel'ed trial: $got"
+[ "$(sql "SELECT details -> 'slurm' ->> 'state' FROM tuner.trials WHERE study = 'slurm_cancel'")" = CANCELLED ] ||
+	fail "the cancelled trial has no accounting"
+nothing_left "$job"
+ok "job $job scancel'ed mid-trial: trial $got; nothing left running"
+
+# --- 3. tuner.stop cancels the study's jobs, queued and running --------------
+# Three jobs for two exclusive nodes: two run, one waits in Slurm's queue;
+# tuner.progress shows which, with their job ids.
+study slurm_stop '{"time_limit_s": 300}' '{"sleep": 120}'
+sql "SELECT tuner.run('slurm_stop', 3, 3)" >/dev/null
+for ((i = 0; i < 300; i++)); do
+	got=$(sql "SELECT string_agg(slurm_state, ' ' ORDER BY slurm_state) FROM tuner.progress
+	            WHERE study = 'slurm_stop' AND worker = 'slurm-' || slurm_job")
+	[ "$got" = "PENDING RUNNING RUNNING" ] && [ "$(pgrep -fc "$WORK/f.py")" = 2 ] && break
+	sleep 0.2
+done
+[ "$got" = "PENDING RUNNING RUNNING" ] || fail "tuner.progress of 3 jobs on 2 nodes: $got $(squeue)"
+jobs=$(sql "SELECT string_agg(slurm_job::text, ',' ORDER BY slurm_job) FROM tuner.progress WHERE study = 'slurm_stop'")
+sq=$(squeue -h -j "$jobs" -o %T | sort | tr '\n' ' ')
+[ "$sq" = "PENDING RUNNING RUNNING " ] || fail "squeue of jobs $jobs: $sq"
+ok "tuner.progress: jobs $jobs, 2 RUNNING and 1 PENDING, as squeue says"
+sql "SELECT tuner.stop('slurm_stop')" >/dev/null
+wait_job slurm_stop 60
+got=$(sql "SELECT count(*) FILTER (WHERE state = 'interrupted'
+                                   AND error = 'stopped (Slurm job ' || (details -> 'slurm' ->> 'job_id') || ' cancelled)'
+                                   AND details -> 'slurm' ->> 'state' = 'CANCELLED')
+            FROM tuner.trials WHERE study = 'slurm_stop'")
+[ "$got" = 3 ] || fail "stopped trials: $(sql "SELECT state, error, details FROM tuner.trials WHERE study = 'slurm_stop'")"
+for job in ${jobs//,/ }; do
+	s=$(sacct -n -P -X -j "$job" -o State)
+	[[ "$s" == CANCELLED* ]] || fail "sacct says the stopped job $job is $s"
+	nothing_left "$job"
+done
+ok "tuner.stop: jobs $jobs cancelled, their 3 trials interrupted (stopped); nothing left running"
+
+# --- 4. a job over its time limit ---------------------------------------------
+study slurm_timeout '{"time_limit_s": 60}' '{"sleep": 600}'
+sql "SELECT tuner.run('slurm_timeout', 1, 1)" >/dev/null
+job=$(running_job slurm_timeout)
+wait_job slurm_timeout 180
+got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_timeout'")
+[[ "$got" == "failed: Slurm job $job ended TIMEOUT"* ]] || fail "timed-out trial: $got"
+nothing_left "$job"
+ok "job $job over its 1-minute limit: trial $got; nothing left running"
+# --- 5. a node fails under a job (requeue false) ------------------------------
+# The node goes DOWN (scontrol, as an admin would, or slurmctld when its
+# slurmd stops answering): the job ends NODE_FAIL, its trial is failed with
+# that; the node comes back by itself (ReturnToService=2) or is resumed.
+study slurm_node '{"time_limit_s": 300, "requeue": false}' '{"sleep": 120}'
+sql "SELECT tuner.run('slurm_node', 1, 1)" >/dev/null
+job=$(running_job slurm_node)
+node=$(squeue -h -j "$job" -o %N)
+scontrol update nodename="$node" state=down reason=tuner-test
+wait_job slurm_node 60
+got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_node'")
+[[ "$got" == "failed: Slurm job $job ended NODE_FAIL"* ]] || fail "trial of a failed node: $got"
+nothing_left "$job"
+for ((i = 0; i < 150; i++)); do
+	st=$(sinfo -h -n "$node" -o %T)
+	[ "$st" = idle ] && break
+	[ "$i" = 25 ] && scontrol update nodename="$node" state=resume 2>/dev/null
+	sleep 0.2
+done
+[ "$st" = idle ] || fail "node $node did not come back: $st"
+ok "node $node DOWN under job $job: trial $got; nothing left running; the node is back"
+# --- 6. the worker dies under a job (a crash of the server) -------------------
+# kill -9 of the worker: the server restarts after a crash; the trial is
+# interrupted as a local trial is (tuner.reap, "server restarted"), and the
+# job's agent, whose next heartbeat finds its trial no longer running,
+# stops its runner and ends: nothing stays running in either system.
+study slurm_crash '{"time_limit_s": 300}' '{"sleep": 120}'
+sql "SELECT tuner.run('slurm_crash', 1, 1)" >/dev/null
+job=$(running_job slurm_crash)
+pid=$(sql "SELECT worker_pid FROM tuner.trials t JOIN tuner.trial x ON x.id = t.trial WHERE t.study = 'slurm_crash' AND t.state = 'running'")
+[ -n "$pid" ] || fail "no worker pid for the crash"
+kill -KILL "$pid"
+for ((i = 0; i < 300; i++)); do
+	sql "SELECT 1" >/dev/null 2>&1 && break
+	sleep 0.2
+done
+for ((i = 0; i < 300; i++)); do
+	got=$(sql "SELECT string_agg(state || ': ' || COALESCE(error, '-'), ', ' ORDER BY number)
+	             FROM tuner.trials WHERE study = 'slurm_crash' AND retry_of IS NULL" 2>/dev/null) || got=""
+	[[ "$got" == interrupted:* ]] && [ -z "$(squeue -h -j "$job" -t PENDING,RUNNING,COMPLETING -o %i 2>/dev/null)" ] && break
+	sleep 0.2
+done
+[ "$got" = "interrupted: server restarted" ] || fail "the trial of a crashed worker: $got"
+nothing_left "$job"
+[ "$(sql "SELECT count(*) FROM tuner.trials WHERE study = 'slurm_crash' AND state = 'running'")" = 0 ] ||
+	fail "a trial of the crashed worker is still running"
+s=$(sacct -n -P -X -j "$job" -o State)
+ok "worker killed under job $job: trial $got, the job ended by itself ($s); nothing left running"
+echo "test_executor: all passed"
