@@ -417,9 +417,10 @@ $$;
 -- agent does not run yet); a running one's is the agent's.  A job that
 -- ended under a running trial fails the trial with Slurm's state and
 -- reason.  While the job is outstanding, details.slurm holds its id and
--- state (PENDING, RUNNING; tuner.progress shows them).  Once the trial is over and the job too, the job's accounting
--- goes into the trial's details.slurm and 'done' is returned; else
--- 'wait'.  A job still there a minute after its trial ended is cancelled.
+-- state (PENDING, RUNNING; tuner.progress shows them).  Once the trial
+-- is over and the job too, and sacct has the job's final state (or 30 s
+-- after the trial ended), the job's accounting goes into the trial's
+-- details.slurm and 'done' is returned; else 'wait'.  A job still there a minute after its trial ended is cancelled.
 CREATE OR REPLACE FUNCTION tuner._slurm_poll(trial bigint, job bigint)
 RETURNS text
 LANGUAGE plpgsql
@@ -428,6 +429,7 @@ DECLARE
 	j record;
 	t tuner.trial;
 	v_reason text;
+	v_acct jsonb;
 BEGIN
 	j := tuner._slurm_job_state(job);
 	SELECT * INTO t FROM tuner.trial x WHERE x.id = $1 FOR NO KEY UPDATE;
@@ -458,8 +460,20 @@ BEGIN
 		END IF;
 		PERFORM tuner._slurm_command('scancel', ARRAY[job::text]);
 	END IF;
+	-- The accounting database learns of a job after the controller does:
+	-- right after an scancel, sacct may not know a job that was pending,
+	-- or still call it PENDING.  Its record is waited for a while, then
+	-- the controller's final state stands in for the one sacct lacks.
+	v_acct := tuner._slurm_accounting(job);
+	IF NOT COALESCE(tuner._slurm_state_final(v_acct ->> 'state'), false)
+	   AND tuner._slurm_state_final(j.state) THEN
+		IF COALESCE(t.finished_at, pg_catalog.now()) > pg_catalog.now() - interval '30 s' THEN
+			RETURN 'wait';
+		END IF;
+		v_acct := v_acct || pg_catalog.jsonb_build_object('state', j.state);
+	END IF;
 	UPDATE tuner.trial x
-	   SET details = COALESCE(x.details, '{}') || pg_catalog.jsonb_build_object('slurm', tuner._slurm_accounting(job))
+	   SET details = COALESCE(x.details, '{}') || pg_catalog.jsonb_build_object('slurm', v_acct)
 	 WHERE x.id = t.id;
 	RETURN 'done';
 END;
