@@ -12,42 +12,12 @@
 # The jobs inherit the submitter's environment (sbatch --export=ALL), PG*
 # included.  Prints the measured submit-to-start latency of each job.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
-
-AGENT=$(realpath "${TUNER_AGENT:-src/agent/tuner-agent}")
-DB=tuner_slurm
-if [ -z "${SLURM_CONF:-}" ]; then
-	eval "$(bash "$ROOT/tests/slurm/cluster.sh" env)"
-	export SLURM_CONF
-fi
-WORK=$(mktemp -d /tmp/tuner-slurm-agent.XXXXXX)
-chmod 755 "$WORK"
+# shellcheck source=tests/slurm/lib.sh
+. "$(dirname "$0")/lib.sh"
+slurm_test_begin test_agent_job tuner_slurm
 JOBS=()
-cleanup() {
-	[ "${#JOBS[@]}" -gt 0 ] && scancel "${JOBS[@]}" 2>/dev/null
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-fail() {
-	local f
-	echo "test_agent_job: FAILED: $*" >&2
-	for f in "$WORK"/*.out; do
-		[ -f "$f" ] || continue
-		echo "--- $f" >&2
-		tail -20 "$f" >&2
-	done
-	exit 1
-}
-sql() { psql -X -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
-
-[ -x "$AGENT" ] || fail "$AGENT is not built (make agent)"
-[ -f "$SLURM_CONF" ] || fail "no Slurm cluster ($SLURM_CONF); tests/slurm/cluster.sh start"
-
-psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-sql "CREATE EXTENSION tuner" >/dev/null
+trap 'slurm_test_cleanup "${JOBS[@]}"' EXIT
+slurm_test_database plain
 sql "SELECT tuner.create_study('slurm', 'value', 'minimize', '{\"seed\": 31, \"lease_s\": 30}')" >/dev/null
 sql "SELECT tuner.add_parameter('slurm', 'x', 'float', 0, 1)" >/dev/null
 sql "SELECT tuner.add_parameter('slurm', 'y', 'float', 0, 1)" >/dev/null

@@ -27,51 +27,11 @@
 # and named by tuner.agent_path).  About 2.5 minutes, most of it the
 # time-limit job.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
-
-AGENT=$(realpath "${TUNER_AGENT:-src/agent/tuner-agent}")
-DB=tuner_slurm_exec
-if [ -z "${SLURM_CONF:-}" ]; then
-	eval "$(bash "$ROOT/tests/slurm/cluster.sh" env)"
-	export SLURM_CONF
-fi
-WORK=$(mktemp -d /tmp/tuner-slurm-exec.XXXXXX)
-chmod 755 "$WORK"
-mkdir -m 1777 "$WORK/out"
-cleanup() {
-	local jobs
-	jobs=$(squeue -h -o %i -n "$(job_names)" 2>/dev/null | tr '\n' ' ') || true
-	[ -n "${jobs// /}" ] && scancel $jobs 2>/dev/null
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
-	rm -rf "$WORK"
-}
-job_names() { # the job names of this test's trials (tuner-trial-ID)
-	psql -X -At -d "$DB" -c "SELECT string_agg('tuner-trial-' || id, ',') FROM tuner.trial" 2>/dev/null
-}
-trap cleanup EXIT
-
-fail() {
-	local f
-	echo "test_executor: FAILED: $*" >&2
-	for f in "$WORK"/out/*.out; do
-		[ -f "$f" ] || continue
-		echo "--- $f" >&2
-		tail -20 "$f" >&2
-	done
-	exit 1
-}
-sql() { psql -X -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
-ok() { echo "ok - $1"; }
-
-[ -x "$AGENT" ] || fail "$AGENT is not built (make agent)"
-[ -f "$SLURM_CONF" ] || fail "no Slurm cluster ($SLURM_CONF); tests/slurm/cluster.sh start"
-cp "$AGENT" "$WORK/tuner-agent"
-
-psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-sql "CREATE EXTENSION tuner" >/dev/null
-sql "ALTER DATABASE $DB SET tuner.slurm_conf = '$SLURM_CONF'" >/dev/null
-sql "ALTER DATABASE $DB SET tuner.agent_path = '$WORK/tuner-agent'" >/dev/null
+# shellcheck source=tests/slurm/lib.sh
+. "$(dirname "$0")/lib.sh"
+slurm_test_begin test_executor tuner_slurm_exec
+trap slurm_test_cleanup EXIT
+slurm_test_database agent
 
 # The runner: a function of the configuration after a pause of
 # _settings.sleep seconds (a little memory touched, so Slurm samples an

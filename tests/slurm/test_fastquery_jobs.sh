@@ -14,47 +14,14 @@
 # install-runner-fastquery; FQ_RUNNER, default tuner_fastquery_runner in
 # PostgreSQL's bindir, an absolute path: the jobs' agent is not there).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
-
-AGENT=$(realpath "${TUNER_AGENT:-src/agent/tuner-agent}")
+# shellcheck source=tests/slurm/lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNNER=${FQ_RUNNER:-$(pg_config --bindir)/tuner_fastquery_runner}
-DB=tuner_slurm_fq
-if [ -z "${SLURM_CONF:-}" ]; then
-	eval "$(bash "$ROOT/tests/slurm/cluster.sh" env)"
-	export SLURM_CONF
-fi
-WORK=$(mktemp -d /tmp/tuner-slurm-fq.XXXXXX)
-chmod 755 "$WORK"
-mkdir -m 1777 "$WORK/out" "$WORK/data"
-cleanup() {
-	local jobs
-	jobs=$(squeue -h -o '%i %j' 2>/dev/null | awk '$2 ~ /^tuner-trial-/ {print $1}' | tr '\n' ' ') || true
-	[ -n "${jobs// /}" ] && scancel $jobs 2>/dev/null
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() {
-	local f
-	echo "test_fastquery_jobs: FAILED: $*" >&2
-	for f in "$WORK"/out/*.out; do
-		[ -f "$f" ] || continue
-		echo "--- $f" >&2
-		tail -20 "$f" >&2
-	done
-	exit 1
-}
-sql() { psql -X -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
-ok() { echo "ok - $1"; }
-
-[ -x "$AGENT" ] || fail "$AGENT is not built (make agent)"
+slurm_test_begin test_fastquery_jobs tuner_slurm_fq
+trap slurm_test_cleanup EXIT
+mkdir -m 1777 "$WORK/data"
 SRUN=$(command -v srun) || fail "no srun"
-cp "$AGENT" "$WORK/tuner-agent"
-psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-sql "CREATE EXTENSION tuner" >/dev/null
-sql "ALTER DATABASE $DB SET tuner.slurm_conf = '$SLURM_CONF'" >/dev/null
-sql "ALTER DATABASE $DB SET tuner.agent_path = '$WORK/tuner-agent'" >/dev/null
+slurm_test_database agent
 sql "SELECT tuner.register_runner('fastquery', '$RUNNER')" >/dev/null
 # max_ranks 2: a node of the test cluster has this machine's CPUs (2 here)
 sql "SELECT tuner.create_study('fq_jobs', preset => 'fastquery', settings => '{\"seed\": 7, \"trial_timeout_s\": 300,

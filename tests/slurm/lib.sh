@@ -1,0 +1,69 @@
+# shellcheck shell=bash
+# lib.sh: what the slurm suite's tests against a server share; sourced
+# after "set -euo pipefail" by test_agent_job.sh, test_executor.sh and
+# test_fastquery_jobs.sh.
+#
+#   slurm_test_begin NAME DB: the repository's root as ROOT, the agent as
+#     AGENT (TUNER_AGENT, default src/agent/tuner-agent), the test
+#     cluster's SLURM_CONF, a fresh world-readable WORK directory whose
+#     out/ any job may write, and the test's name for its messages.
+#   slurm_test_database agent|plain: DB created afresh with tuner; with
+#     "agent", a copy of the agent in WORK named by tuner.agent_path and
+#     the cluster by tuner.slurm_conf, as a Slurm study needs.
+#   slurm_test_cleanup [JOB...]: cancels the given jobs and every job
+#     named tuner-trial-*, drops DB and removes WORK (the tests' EXIT trap).
+#   fail MESSAGE, ok MESSAGE, sql STATEMENT.
+
+slurm_test_begin() {
+	SLURM_TEST_NAME=$1
+	DB=$2
+	cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+	ROOT=$(pwd)
+	AGENT=$(realpath "${TUNER_AGENT:-src/agent/tuner-agent}")
+	if [ -z "${SLURM_CONF:-}" ]; then
+		eval "$(bash "$ROOT/tests/slurm/cluster.sh" env)"
+		export SLURM_CONF
+	fi
+	WORK=$(mktemp -d "/tmp/tuner-$SLURM_TEST_NAME.XXXXXX")
+	chmod 755 "$WORK"
+	mkdir -m 1777 "$WORK/out"
+	[ -x "$AGENT" ] || fail "$AGENT is not built (make agent)"
+	[ -f "$SLURM_CONF" ] || fail "no Slurm cluster ($SLURM_CONF); tests/slurm/cluster.sh start"
+}
+
+slurm_test_database() {
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" \
+		-c "CREATE DATABASE $DB"
+	sql "CREATE EXTENSION tuner" >/dev/null
+	if [ "${1:-}" = agent ]; then
+		cp "$AGENT" "$WORK/tuner-agent"
+		sql "ALTER DATABASE $DB SET tuner.slurm_conf = '$SLURM_CONF'" >/dev/null
+		sql "ALTER DATABASE $DB SET tuner.agent_path = '$WORK/tuner-agent'" >/dev/null
+	fi
+}
+
+slurm_test_cleanup() {
+	local jobs
+	jobs=$(squeue -h -o '%i %j' 2>/dev/null | awk '$2 ~ /^tuner-trial-/ {print $1}' | tr '\n' ' ') || true
+	jobs="$jobs $*"
+	# shellcheck disable=SC2086
+	[ -n "${jobs// /}" ] && scancel $jobs 2>/dev/null
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
+	rm -rf "$WORK"
+}
+
+# The jobs' output files' tails, between two copies of the message: the
+# last lines of a CI log name the failure.
+fail() {
+	local f
+	echo "$SLURM_TEST_NAME: FAILED: $*" >&2
+	for f in "$WORK"/*.out "$WORK"/out/*.out; do
+		[ -f "$f" ] || continue
+		echo "--- $f" >&2
+		tail -20 "$f" >&2
+	done
+	echo "$SLURM_TEST_NAME: FAILED: $*" >&2
+	exit 1
+}
+ok() { echo "ok - $1"; }
+sql() { psql -X -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
