@@ -173,8 +173,36 @@ BEGIN
 END;
 $$;
 
--- What running a trial needs: the runner's argv, the JSON written to its
--- stdin (the configuration, "_settings" and "_trial") and the timeouts.
+-- What running a trial needs, wherever it runs (a background worker, an
+-- agent): the study, the trial's number, the registered runner, its argv
+-- (NULLs without one), the JSON written to its stdin (the configuration,
+-- "_settings": the runner's registered settings overridden by the
+-- study's settings->'runner'; "_trial") and the study's timeouts and
+-- lease.  NULLs for no trial.
+CREATE OR REPLACE FUNCTION tuner._trial_run_input(trial bigint,
+									OUT study text, OUT number int,
+									OUT runner text, OUT program text,
+									OUT args text[], OUT input text,
+									OUT timeout_s float8, OUT grace_s float8,
+									OUT lease_s float8)
+LANGUAGE sql STABLE
+AS $$
+SELECT s.name, t.number, r.name, r.program, r.args,
+	   (t.config || pg_catalog.jsonb_build_object(
+			'_settings', COALESCE(r.settings, '{}') || COALESCE(s.settings -> 'runner', '{}'),
+			'_trial', pg_catalog.jsonb_build_object('study', s.name, 'id', t.id,
+													'number', t.number)))::text,
+	   COALESCE((s.settings ->> 'trial_timeout_s')::float8, 600),
+	   COALESCE((s.settings ->> 'kill_grace_s')::float8, 5),
+	   tuner._lease_s(s.id)
+  FROM tuner.trial t
+  JOIN tuner.study s ON s.id = t.study_id
+  LEFT JOIN tuner.runner r ON r.name = s.runner
+ WHERE t.id = $1;
+$$;
+
+-- What a background worker runs for a trial (tuner._trial_run_input);
+-- the trial must have a registered runner.
 CREATE OR REPLACE FUNCTION tuner._trial_launch(trial bigint,
 									OUT study text, OUT number int,
 									OUT runner text, OUT program text,
@@ -183,19 +211,10 @@ CREATE OR REPLACE FUNCTION tuner._trial_launch(trial bigint,
 LANGUAGE plpgsql STABLE
 AS $$
 BEGIN
-	SELECT s.name, t.number, r.name, r.program, r.args,
-		   (t.config || pg_catalog.jsonb_build_object(
-				'_settings', r.settings || COALESCE(s.settings -> 'runner', '{}'),
-				'_trial', pg_catalog.jsonb_build_object('study', s.name, 'id', t.id,
-														'number', t.number)))::text,
-		   COALESCE((s.settings ->> 'trial_timeout_s')::float8, 600),
-		   COALESCE((s.settings ->> 'kill_grace_s')::float8, 5)
+	SELECT l.study, l.number, l.runner, l.program, l.args, l.input, l.timeout_s, l.grace_s
 	  INTO study, number, runner, program, args, input, timeout_s, grace_s
-	  FROM tuner.trial t
-	  JOIN tuner.study s ON s.id = t.study_id
-	  JOIN tuner.runner r ON r.name = s.runner
-	 WHERE t.id = $1;
-	IF NOT FOUND THEN
+	  FROM tuner._trial_run_input($1) l;
+	IF runner IS NULL THEN
 		RAISE EXCEPTION 'trial % has no runner', $1
 			USING ERRCODE = 'object_not_in_prerequisite_state';
 	END IF;
@@ -542,6 +561,24 @@ BEGIN
 END;
 $$;
 
+-- An agent's claim: fail a trial whose configuration is no longer a
+-- point of the study's space (tuner._runner_input_problem) with the
+-- reason, so that it never reaches a runner.  True when it was failed.
+CREATE OR REPLACE FUNCTION tuner._fail_unrunnable(trial bigint)
+RETURNS bool
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	v_problem text := tuner._runner_input_problem($1);
+BEGIN
+	IF v_problem IS NULL THEN
+		RETURN false;
+	END IF;
+	PERFORM tuner._finish_trial($1, NULL, v_problem, '', '', 0, 'failed', v_problem);
+	RETURN true;
+END;
+$$;
+
 -- Claim a trial of a study for an agent (worker: a name that identifies
 -- one agent process).  Idempotent like suggest_next(study, worker): while
 -- the worker holds a running trial of the study it gets that trial back
@@ -573,7 +610,6 @@ DECLARE
 	t tuner.trial;
 	p_study text := $1;
 	p_worker text := $2;
-	v_problem text;
 BEGIN
 	PERFORM tuner._not_null(p_study, 'study');
 	PERFORM tuner._check_worker_name(p_worker);
@@ -604,22 +640,11 @@ BEGIN
 				t.id := (tuner.suggest_next(s.name, p_worker) ->> 'trial')::bigint;
 			END IF;
 		END IF;
-		v_problem := tuner._runner_input_problem(t.id);
-		EXIT WHEN v_problem IS NULL;
-		PERFORM tuner._finish_trial(t.id, NULL, v_problem, '', '', 0, 'failed', v_problem);
+		EXIT WHEN NOT tuner._fail_unrunnable(t.id);
 	END LOOP;
-	SELECT x.id, x.number,
-		   (x.config || pg_catalog.jsonb_build_object(
-				'_settings', COALESCE(r.settings, '{}') || COALESCE(s.settings -> 'runner', '{}'),
-				'_trial', pg_catalog.jsonb_build_object('study', s.name, 'id', x.id,
-														'number', x.number)))::text,
-		   COALESCE((s.settings ->> 'trial_timeout_s')::float8, 600),
-		   COALESCE((s.settings ->> 'kill_grace_s')::float8, 5),
-		   tuner._lease_s(s.id)
+	SELECT t.id, l.number, l.input, l.timeout_s, l.grace_s, l.lease_s
 	  INTO trial, number, input, timeout_s, grace_s, lease_s
-	  FROM tuner.trial x
-	  LEFT JOIN tuner.runner r ON r.name = s.runner
-	 WHERE x.id = t.id;
+	  FROM tuner._trial_run_input(t.id) l;
 END;
 $$;
 
@@ -645,11 +670,9 @@ SET search_path = pg_catalog, tuner, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-	s tuner.study;
 	t tuner.trial;
 	p_trial bigint := $1;
 	p_worker text := $2;
-	v_problem text;
 BEGIN
 	PERFORM tuner._not_null(p_trial, 'trial');
 	PERFORM tuner._check_worker_name(p_worker);
@@ -660,7 +683,6 @@ BEGIN
 			USING ERRCODE = 'undefined_object',
 				  HINT = 'Pass the id of a queued trial, or of one submitted to this worker.';
 	END IF;
-	SELECT * INTO s FROM tuner.study x WHERE x.id = t.study_id;
 	IF t.state = 'queued' THEN
 		UPDATE tuner.trial x
 		   SET state = 'running', started_at = pg_catalog.now(), worker = p_worker
@@ -675,25 +697,14 @@ BEGIN
 							   ELSE pg_catalog.format('It is %s.', t.state) END,
 				  HINT = 'An agent claims a queued trial, or the running trial submitted to it.';
 	END IF;
-	v_problem := tuner._runner_input_problem(t.id);
-	IF v_problem IS NOT NULL THEN
-		PERFORM tuner._finish_trial(t.id, NULL, v_problem, '', '', 0, 'failed', v_problem);
+	IF tuner._fail_unrunnable(t.id) THEN
 		trial := t.id;
 		number := t.number;
 		RETURN;
 	END IF;
-	SELECT x.id, x.number,
-		   (x.config || pg_catalog.jsonb_build_object(
-				'_settings', COALESCE(r.settings, '{}') || COALESCE(s.settings -> 'runner', '{}'),
-				'_trial', pg_catalog.jsonb_build_object('study', s.name, 'id', x.id,
-														'number', x.number)))::text,
-		   COALESCE((s.settings ->> 'trial_timeout_s')::float8, 600),
-		   COALESCE((s.settings ->> 'kill_grace_s')::float8, 5),
-		   tuner._lease_s(s.id), r.program, r.args
+	SELECT t.id, l.number, l.input, l.timeout_s, l.grace_s, l.lease_s, l.program, l.args
 	  INTO trial, number, input, timeout_s, grace_s, lease_s, program, args
-	  FROM tuner.trial x
-	  LEFT JOIN tuner.runner r ON r.name = s.runner
-	 WHERE x.id = t.id;
+	  FROM tuner._trial_run_input(t.id) l;
 END;
 $$;
 
