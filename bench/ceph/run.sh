@@ -19,7 +19,6 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 py=/usr/bin/python3
 for a in "$@"; do
 	case "$a" in -h|--help) exec "$py" "$here/ceph_bench.py" "$@" ;; esac
@@ -55,13 +54,4 @@ t0=$(date +%s)
 cluster start >/dev/null
 echo "test cluster ready in $TUNER_CEPH_DIR ($(($(date +%s) - t0)) s)" >&2
 
-if [ -n "${PGHOST:-}${PGPORT:-}" ]; then
-	"$py" "$here/ceph_bench.py" "$@"
-else
-	opts=()
-	if [ -n "${DESTDIR:-}" ]; then
-		opts=(-o "extension_destdir=$DESTDIR"
-			  -o "dynamic_library_path=$DESTDIR/usr/lib/postgresql/15/lib:/usr/lib/postgresql/15/lib")
-	fi
-	pg_virtualenv -t "${opts[@]}" "$py" "$here/ceph_bench.py" "$@"
-fi
+bash "$here/../server.sh" "$here/ceph_bench.py" "$@"

@@ -13,19 +13,4 @@
 # server's OS user so the direct runs match the server's).  Options go to
 # fastquery_bench.py (--smoke, --studies, --trials, --random, --repeats,
 # --remeasure, --particles, --help ...).
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-py=/usr/bin/python3
-for a in "$@"; do
-	case "$a" in -h|--help) exec "$py" "$here/fastquery_bench.py" "$@" ;; esac
-done
-if [ -n "${PGHOST:-}${PGPORT:-}" ]; then
-	exec "$py" "$here/fastquery_bench.py" "$@"
-fi
-opts=()
-if [ -n "${DESTDIR:-}" ]; then
-	opts=(-o "extension_destdir=$DESTDIR"
-		  -o "dynamic_library_path=$DESTDIR/usr/lib/postgresql/15/lib:/usr/lib/postgresql/15/lib")
-fi
-exec pg_virtualenv -t "${opts[@]}" "$py" "$here/fastquery_bench.py" "$@"
+exec bash "$(dirname "$0")/../server.sh" "$(dirname "$0")/fastquery_bench.py" "$@"
