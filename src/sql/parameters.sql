@@ -723,15 +723,22 @@ BEGIN
 	-- (plpgsql, not sql: its plan is kept for the session, and a
 	-- suggestion reads four sets of rows.)  One jsonb_each per trial: the
 	-- config of a study with many parameters is stored compressed, and a
-	-- config -> name per parameter decompressed it again each time.
+	-- config -> name per parameter decompressed it again each time.  The
+	-- trials asked for are found first (t): joined directly, a plan that
+	-- scanned the study's trials ran jsonb_each on every one of them for
+	-- each of the four sets (n = 100, d = 10: 0.9 ms for ten failed
+	-- trials, and for none, against 1.6 ms for the hundred observed).
 	RETURN (
 		WITH p AS MATERIALIZED (
 			SELECT n.j, n.name, x.kind, x.choices
 			  FROM pg_catalog.unnest(names) WITH ORDINALITY AS n(name, j)
-			  JOIN tuner.parameter x ON x.study_id = p_study_id AND x.name = n.name)
-		SELECT pg_catalog.array_agg(r.x ORDER BY o.k)
-		  FROM pg_catalog.unnest(ids) WITH ORDINALITY AS o(id, k)
-		  JOIN tuner.trial t ON t.id = o.id AND t.study_id = p_study_id
+			  JOIN tuner.parameter x ON x.study_id = p_study_id AND x.name = n.name),
+		t AS MATERIALIZED (
+			SELECT o.k, x.config
+			  FROM pg_catalog.unnest(ids) WITH ORDINALITY AS o(id, k)
+			  JOIN tuner.trial x ON x.id = o.id AND x.study_id = p_study_id)
+		SELECT pg_catalog.array_agg(r.x ORDER BY t.k)
+		  FROM t
 		 CROSS JOIN LATERAL (
 			SELECT pg_catalog.array_agg(CASE p.kind
 						WHEN 'bool' THEN CASE WHEN e.value::bool THEN 1 ELSE 0 END
