@@ -47,7 +47,7 @@
 #define FAILURE_TREND_PRIOR_SD 2.0
 
 /*
- * The failure model refines its previous fit (SuggestInput's
+ * The failure model starts from its previous fit (SuggestInput's
  * warm_feasibility_*) only from this many trials (ran and failed) on;
  * below, it is fitted from three cold starts whatever the input says.
  * The likelihood of a few 0/1 outcomes has several modes close in value,
@@ -60,6 +60,16 @@
  * failed).
  */
 #define FAILURE_WARM_MIN_N 50
+
+/*
+ * From FAILURE_WARM_MIN_N trials on, the failure model's hyperparameters
+ * are refined at every this many-th trial and kept in between.  A
+ * refinement costs about as much as the rest of the failure model's share
+ * of a suggestion (n = 100, d = 10: 52 and 44 million instructions,
+ * bench/latency/instructions.sh), so how often it runs sets most of
+ * what failed trials add to a suggestion's latency.
+ */
+#define FAILURE_REFINE_EVERY 8
 
 /*
  * Below FEASIBILITY_THRESHOLD (feasibility.h) each unit of the
@@ -275,32 +285,35 @@ done:
 }
 
 /*
- * The first half of trend_variance: r = k(u)^T K^-1 H^T, and its gradient
- * dr when with_grad, from u's kernel row (kvec, radial: gp_kernel_row)
- * into scratch as trend_variance lays it out.
+ * The first half of trend_variance: r = k(u)^T K^-1 H^T from u's kernel
+ * row (kvec: gp_kernel_row) into scratch as trend_variance lays it out.
  */
 static void
 trend_weights(const FeasibilityTerm *term, const double *u, const double *kvec,
-			  const double *radial, int with_grad, double *scratch)
+			  double *scratch)
 {
 	int n = term->model->n, p = term->n_basis;
-	double *r = scratch + 2 * n;
-	double *dr = r + 2 * p;
 
-	gp_kernel_weights_from_row(term->model, u, kvec, radial,
-							   term->basis_weights, p, r,
-							   with_grad ? dr : NULL);
+	gp_kernel_weights_from_row(term->model, u, kvec, NULL, term->basis_weights,
+							   p, scratch + 2 * n, NULL);
 }
 
-/* The second half of trend_variance, after trend_weights. */
+/*
+ * The second half of trend_variance, after trend_weights; radial is u's
+ * kernel row's (gp_kernel_row), read only with dvar.  The gradient of
+ * r^T M^-1 r is 2 w^T dr with w = M^-1 r, and dr = dh - (K^-1 H^T)^T dk:
+ * its second part is taken as (K^-1 H^T w)^T dk, one kernel gradient
+ * (gp_kernel_row_gradient) instead of one per basis function.
+ */
 static double
 trend_variance_finish(const FeasibilityTerm *term, const double *u,
-					  double *dvar, double *scratch)
+					  const double *radial, double *dvar, double *scratch)
 {
-	int n = term->model->n, d = term->model->d, p = term->n_basis, j, k;
+	int n = term->model->n, d = term->model->d, p = term->n_basis, i, j, k;
 	double *r = scratch + 2 * n;
 	double *w = r + p;
-	double *dr = w + p;
+	double *c = w + p;
+	double *g = c + n;
 	double v = 0.0;
 
 	for (j = 0; j < p; j++)
@@ -311,12 +324,22 @@ trend_variance_finish(const FeasibilityTerm *term, const double *u,
 	linalg_cholesky_solve(term->trend_chol, p, w);
 	for (j = 0; j < p; j++)
 		v += r[j] * w[j];
-	if (dvar != NULL)
+	if (dvar == NULL)
+		return v;
+	for (i = 0; i < n; i++)
+	{
+		const double *ai = term->basis_weights + (size_t)i * p;
+
+		c[i] = 0.0;
 		for (j = 0; j < p; j++)
-			for (k = 0; k < d; k++)
-				dvar[k] += 2.0 * w[j] *
-						   ((term->basis_dim[j] == k ? 1.0 : 0.0) -
-							dr[(size_t)j * d + k]);
+			c[i] += ai[j] * w[j];
+	}
+	gp_kernel_row_gradient(term->model, u, radial, c, g);
+	for (k = 0; k < d; k++)
+		dvar[k] -= 2.0 * g[k];
+	for (j = 0; j < p; j++)
+		if (term->basis_dim[j] >= 0)
+			dvar[term->basis_dim[j]] += 2.0 * w[j];
 	return v;
 }
 
@@ -325,7 +348,7 @@ trend_variance_finish(const FeasibilityTerm *term, const double *u,
  * h(u) - H K^-1 k(u), the basis functions at u less what the trials
  * already pin down of them (0 at a trial without noise, h(u) far from
  * every trial).  When dvar is not NULL the share's gradient is added to
- * it.  scratch holds 2 n + n_basis (d + 2) doubles.
+ * it.  scratch holds trend_scratch doubles.
  */
 static double
 trend_variance(const FeasibilityTerm *term, const double *u, double *dvar,
@@ -336,16 +359,15 @@ trend_variance(const FeasibilityTerm *term, const double *u, double *dvar,
 	if (term->n_basis == 0)
 		return 0.0;
 	gp_kernel_row(term->model, u, scratch, dvar != NULL ? scratch + n : NULL);
-	trend_weights(term, u, scratch, scratch + n, dvar != NULL, scratch);
-	return trend_variance_finish(term, u, dvar, scratch);
+	trend_weights(term, u, scratch, scratch);
+	return trend_variance_finish(term, u, scratch + n, dvar, scratch);
 }
 
 /* Doubles of scratch trend_variance needs for term. */
 static int
 trend_scratch(const FeasibilityTerm *term, int d)
 {
-	return term->n_basis > 0 ? 2 * term->model->n + term->n_basis * (d + 2)
-							 : 0;
+	return term->n_basis > 0 ? 3 * term->model->n + 2 * term->n_basis + d : 0;
 }
 
 /*
@@ -462,21 +484,25 @@ fit_term_parts(const SuggestInput *in, const double *x, const double *y, int n,
 	if (with_trend && n >= FAILURE_WARM_MIN_N && feasibility_warm_usable(in))
 	{
 		/*
-		 * No trial failed since the failure model's previous fit: every
-		 * 4th trial refine it and search from one other start, rotating
-		 * as the objective's GP does (suggest_gp.c); in between keep its
-		 * hyperparameters (one evaluation at them) for the new data, since
-		 * trials that ran like the others before them barely move a 0/1
-		 * outcome's fit.  0.2.0's steps refined it at every trial.
+		 * From the failure model's previous fit (tuner.suggestion
+		 * .warm_feasibility_model): every FAILURE_REFINE_EVERY-th trial
+		 * refine it and search from one other start, rotating as the
+		 * objective's GP does (suggest_gp.c); in between keep its
+		 * hyperparameters for the new data (gp_fit_standardized: one
+		 * evaluation keeps them).  The posterior holds every trial, a
+		 * failure since included, at once; only its lengthscales wait for
+		 * the next refinement.  A new failure does not call for cold
+		 * starts: at 10% failures those were a tenth of the steps, each
+		 * costing about two steps (n = 100, d = 10).
 		 */
 		options.warm_lengthscales = in->warm_feasibility_lengthscales;
 		options.warm_outputscale = in->warm_feasibility_outputscale;
 		options.warm_noise = in->warm_feasibility_noise;
 		options.warm_mean = in->warm_feasibility_mean;
-		options.restarts = (n % 4 == 0) ? 2 : 1;
-		if (n % 4 != 0 && in->canonical)
+		options.restarts = (n % FAILURE_REFINE_EVERY == 0) ? 2 : 1;
+		if (n % FAILURE_REFINE_EVERY != 0 && in->canonical)
 			options.max_evals = 1;
-		options.first_alternate = (n / 4) % 3;
+		options.first_alternate = (n / FAILURE_REFINE_EVERY) % 3;
 		term->warm_started = 1;
 	}
 	if (min_noise > options.min_noise)
@@ -567,14 +593,13 @@ term_log_prob(const FeasibilityTerm *term, const double *u, double *grad,
 	gp_kernel_row(term->model, u, scratch,
 				  grad != NULL ? scratch + term->model->n : NULL);
 	if (term->n_basis > 0)
-		trend_weights(term, u, scratch, scratch + term->model->n, grad != NULL,
-					  dvar + d);
+		trend_weights(term, u, scratch, dvar + d);
 	gp_point_from_row(term->model, u, scratch, scratch + term->model->n, &mu,
 					  &var, grad != NULL ? dmu : NULL, dvar);
 	mu += trend_at(term, d, u, grad != NULL ? dmu : NULL);
 	if (term->n_basis > 0)
-		var += trend_variance_finish(term, u, grad != NULL ? dvar : NULL,
-									 dvar + d);
+		var += trend_variance_finish(term, u, scratch + term->model->n,
+									 grad != NULL ? dvar : NULL, dvar + d);
 	var += extra;
 	sd = var > sd_min * sd_min ? sqrt(var) : sd_min;
 	z = (threshold - mu) / sd;
@@ -706,7 +731,8 @@ hook_batch(const void *state, const double *u, int m, double *log_p,
 				memcpy(scratch + 2 * term->model->n,
 					   weights + (size_t)j * term->n_basis,
 					   sizeof(double) * term->n_basis);
-				trend_var = trend_variance_finish(term, uj, NULL, scratch);
+				trend_var =
+					trend_variance_finish(term, uj, NULL, NULL, scratch);
 			}
 			else
 				trend_var = trend_variance(term, uj, NULL, scratch);

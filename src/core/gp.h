@@ -206,6 +206,16 @@ extern void gp_kernel_weights_from_row(const GpModel *model, const double *u,
 									   int p, double *out, double *dout);
 
 /*
+ * out[k] = sum_i c_i dk(u, x_i)/du_k (0 along categorical dimensions) from
+ * u's kernel row's radial part (gp_kernel_row): the gradient of k(u)^T c
+ * for fixed weights c, in n d operations where gp_kernel_weights_from_row's
+ * dout for p columns takes n p d.
+ */
+extern void gp_kernel_row_gradient(const GpModel *model, const double *u,
+								   const double *radial, const double *c,
+								   double *out);
+
+/*
  * Fit hyperparameters by maximising the log marginal likelihood (+ log
  * priors) with NLopt's bounded L-BFGS and analytic gradients.  x is n * d,
  * row-major.  On success *out is a prepared model in the caller's

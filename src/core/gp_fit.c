@@ -399,6 +399,7 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 	FitProblem p;
 	NloptGuard guard;
 	int dim = d + 3;
+	int kept = 0; /* the warm hyperparameters kept as they are */
 	double *lower = NULL;
 	double *upper = NULL;
 	double *theta = NULL;
@@ -472,7 +473,22 @@ gp_fit_standardized(const double *x, const double *y, int n, int d,
 	nlopt_set_xtol_rel(opt, 1e-5);
 
 	rng_seed(&rng, options->seed);
-	for (start = 0; start < (options->restarts > 0 ? options->restarts : 1);
+	if (options->max_evals == 1 && options->restarts <= 1 &&
+		options->warm_lengthscales != NULL)
+	{
+		/*
+		 * One evaluation from the warm start keeps the warm hyperparameters
+		 * (a caller that refines them only now and then): no likelihood
+		 * gradient to take, and gp_prepare below factorises K once.
+		 */
+		starting_point(options, d, 0, &rng, lower, upper, p.best_theta);
+		for (k = 0; k < dim; k++)
+			p.best_theta[k] = fmin(fmax(p.best_theta[k], lower[k]), upper[k]);
+		guard.have_best = 1;
+		kept = 1;
+	}
+	for (start = 0;
+		 !kept && start < (options->restarts > 0 ? options->restarts : 1);
 		 start++)
 	{
 		double value;

@@ -164,6 +164,29 @@ gp_kernel_weights_from_row(const GpModel *model, const double *u,
 	}
 }
 
+/* sum_i c_i dk(u, x_i)/du from the kernel row's radial part; see gp.h. */
+void
+gp_kernel_row_gradient(const GpModel *model, const double *u,
+					   const double *radial, const double *c, double *out)
+{
+	int n = model->n;
+	int d = model->d;
+	int i, k;
+
+	for (k = 0; k < d; k++)
+	{
+		double inv_l2 =
+			1.0 / (model->lengthscales[k] * model->lengthscales[k]);
+		double sum = 0.0;
+
+		if (model->categories == NULL || model->categories[k] <= 0)
+			for (i = 0; i < n; i++)
+				sum += c[i] * -radial[i] *
+					   (u[k] - model->x[(size_t)i * d + k]) * inv_l2;
+		out[k] = sum;
+	}
+}
+
 /* k(u)^T a and its gradient; see gp.h. */
 void
 gp_kernel_weights(const GpModel *model, const double *u, const double *a,

@@ -633,10 +633,11 @@ $$;
 
 -- With failed trials, from 50 trials on (FAILURE_WARM_MIN_N in
 -- src/core/feasibility.c), the failure model starts from its last fit
--- over the same parameters while no trial has failed since: its
--- outcome's mean is the share of failed trials it learned from.  A new
--- failure can change the failing region's shape, and is fitted from cold
--- starts.
+-- over the same parameters, failures since or not: its posterior holds
+-- every failed trial at once, and its hyperparameters are refined on
+-- feasibility.c's schedule, as the objective's are.  Below 50 trials it
+-- is fitted from cold starts (a few 0/1 outcomes' likelihood has several
+-- modes close in value).
 CREATE OR REPLACE FUNCTION tuner._warm_feasibility_model(study_id bigint, parameters text[],
 											  n_failed int, n_observed_or_failed int)
 RETURNS bigint
@@ -650,7 +651,6 @@ BEGIN
 		 WHERE $3 > 0 AND $4 >= 50
 		   AND m.study_id = $1 AND m.kind = 'feasibility'
 		   AND m.parameters = $2
-		   AND pg_catalog.round(m.outcome_mean * m.n) = $3
 		   AND m.id = (SELECT pg_catalog.max(l.id) FROM tuner.model l
 						WHERE l.study_id = $1 AND l.kind = 'feasibility'));
 END;

@@ -412,6 +412,78 @@ test_few_failures_6d(void)
  * Learning from failures: fewer failed trials in the whole run than when
  * they are only excluded, summed over seeds, and as good a best value.
  */
+/*
+ * The gradient of log P(feasible) in 6 dimensions, one of them
+ * categorical, against central differences at points near and far from
+ * the failures: the failure term's trend (a slope per ordered dimension)
+ * carries its share of the variance, whose gradient is taken as one
+ * kernel gradient of K^-1 H^T w (feasibility.c, trend_variance_finish).
+ */
+static void
+test_gradient_6d(void)
+{
+	ParamSpec ps[6] = {{PARAM_FLOAT, 0, 1, 0, 0},       {PARAM_FLOAT, 0, 1, 0, 0},
+					   {PARAM_FLOAT, 0, 1, 0, 0},       {PARAM_CATEGORICAL, 0, 0, 0, 3},
+					   {PARAM_FLOAT, 0, 1, 0, 0},       {PARAM_FLOAT, 0, 1, 0, 0}};
+	double xo[30 * 6], yo[30], xf[10 * 6], grad[6], scratch[1024];
+	const double points[3][6] = {{0.3, 0.6, 0.2, 0.5, 0.4, 0.7},
+								 {0.8, 0.1, 0.9, 0.1, 0.6, 0.3},
+								 {0.02, 0.97, 0.5, 0.9, 0.05, 0.95}};
+	SuggestInput in;
+	FeasibilityModel *model = NULL;
+	TunerStatus status;
+	TunerRng rng;
+	int i, k, p;
+
+	input_init(&in, ps, 6);
+	rng_seed(&rng, 29);
+	for (i = 0; i < 30; i++)
+	{
+		for (k = 0; k < 6; k++)
+			xo[6 * i + k] = rng_uniform(&rng);
+		xo[6 * i] *= 0.6;
+		yo[i] = xo[6 * i + 1] + xo[6 * i + 4];
+	}
+	for (i = 0; i < 10; i++)
+	{
+		for (k = 0; k < 6; k++)
+			xf[6 * i + k] = rng_uniform(&rng);
+		xf[6 * i] = 0.65 + 0.035 * i;
+	}
+	in.x_observed = xo;
+	in.y_observed = yo;
+	in.n_observed = 30;
+	in.x_failed = xf;
+	in.n_failed = 10;
+	CHECK(feasibility_fit(&in, 3, &model, &status) == TUNER_OK);
+	CHECK(model != NULL && model->n_terms == 1);
+	if (model == NULL || model->hook.n_scratch > 1024)
+		return;
+	CHECK(model->terms[0].n_basis == 6);
+	for (p = 0; p < 3; p++)
+	{
+		(void)feasibility_log_prob(model, points[p], grad, scratch);
+		CHECK(grad[3] == 0.0);
+		for (k = 0; k < 6; k++)
+		{
+			double up[6], dn[6], h = 1e-6;
+
+			if (k == 3)
+				continue;
+			memcpy(up, points[p], sizeof(up));
+			memcpy(dn, points[p], sizeof(dn));
+			up[k] += h;
+			dn[k] -= h;
+			CHECK_CLOSE(grad[k],
+						(feasibility_log_prob(model, up, NULL, scratch) -
+						 feasibility_log_prob(model, dn, NULL, scratch)) /
+							(2.0 * h),
+						1e-5 * (1.0 + fabs(grad[k])));
+		}
+	}
+	feasibility_free(model);
+}
+
 static void
 test_failing_region(void)
 {
@@ -918,6 +990,7 @@ test_feasibility(void)
 {
 	test_log_normal_cdf();
 	test_gradient();
+	test_gradient_6d();
 	test_warm_start();
 	test_few_failures_6d();
 	test_trend_reaches_edges();
