@@ -39,6 +39,7 @@ acquisition_options_init(AcquisitionOptions *options, int d)
 	options->n_local = 512;
 	options->n_refine = 4;
 	options->max_evals = 60;
+	options->n_exact = 0;
 	(void)d;
 }
 
@@ -148,6 +149,7 @@ typedef struct Ranked
 {
 	double value;
 	int index;
+	int tie; /* the order among equal values: index, or log EI rank */
 } Ranked;
 
 static int
@@ -160,7 +162,7 @@ ranked_desc(const void *a, const void *b)
 		return -1;
 	if (ra->value < rb->value)
 		return 1;
-	return ra->index - rb->index; /* stable, so results are reproducible */
+	return ra->tie - rb->tie; /* stable, so results are reproducible */
 }
 
 static int
@@ -189,12 +191,13 @@ kth_value(const Ranked *ranked, int n, int n_keep, double *values)
  * candidate order), or with without_ei make it their value.  The term is
  * a log probability, never positive, so a candidate whose log EI is below
  * the n_keep-th best sum found so far cannot be among the n_keep best
- * (the starts refined and the points returned): candidates are scored in
- * blocks in order of log EI until the next one's log EI falls below that
- * bar, and the rest get -inf.  A scored candidate's sum is the one
- * scoring all of them gives (up to the last bits of the term's BLAS
- * products, which are blocked by the batch's size), so the n_keep best
- * are the same.  log_p and values are scratch of n doubles each.
+ * (the starts refined and the points ranked exactly): candidates are
+ * scored in blocks in order of log EI until the next one's log EI falls
+ * below that bar, and the rest get -inf, ordered among themselves by log
+ * EI.  A scored candidate's sum is the one scoring all of them gives (up
+ * to the last bits of the term's BLAS products, which are blocked by the
+ * batch's size), so the n_keep best are the same.  log_p and values are
+ * scratch of n doubles each.
  */
 static TunerErrorCode
 score_feasibility(const PosteriorFeasibility *f, const double *cand, int d,
@@ -240,7 +243,10 @@ score_feasibility(const PosteriorFeasibility *f, const double *cand, int d,
 			break;
 	}
 	for (j = scored; j < n; j++)
+	{
 		ranked[j].value = -INFINITY;
+		ranked[j].tie = n + j;
+	}
 	tuner_free(gathered);
 	return rc;
 }
@@ -437,12 +443,17 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 			log(sd[j] > sd_min ? sd[j] : sd_min) +
 			log_ei_log_h((best - mean[j]) / (sd[j] > sd_min ? sd[j] : sd_min));
 		ranked[j].index = j;
+		ranked[j].tie = j;
 	}
 	if (post->feasibility != NULL)
 	{
 		/* mean and sd are free again: scratch for the feasibility term */
+		int n_exact = options->n_exact > 0 && options->n_exact < max_out
+						  ? options->n_exact
+						  : max_out;
+
 		rc = score_feasibility(post->feasibility, cand, d, n_cand,
-							   n_refine > max_out ? n_refine : max_out, ranked,
+							   n_refine > n_exact ? n_refine : n_exact, ranked,
 							   mean, sd, status);
 		if (rc != TUNER_OK)
 			goto done;
@@ -493,6 +504,7 @@ acquisition_rank(const Posterior *post, double best, const double *incumbents,
 				break;
 			ranked[n_cand + j].value = value;
 			ranked[n_cand + j].index = n_cand + j;
+			ranked[n_cand + j].tie = n_cand + j;
 		}
 		if (problem.interrupted)
 		{

@@ -20,6 +20,14 @@ typedef struct AcquisitionOptions
 	int n_local;   /* candidates perturbed around incumbents */
 	int n_refine;  /* best candidates refined by L-BFGS */
 	int max_evals; /* per refinement */
+	/*
+	 * With a feasibility term, how many of the points returned must be
+	 * ranked exactly (0: all of them).  The term is computed lazily
+	 * (acquisition.c, score_feasibility): after the first n_exact, the
+	 * points whose term was not needed follow in order of log EI alone,
+	 * with value -inf.
+	 */
+	int n_exact;
 } AcquisitionOptions;
 
 extern void acquisition_options_init(AcquisitionOptions *options, int d);

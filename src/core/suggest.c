@@ -556,6 +556,8 @@ suggest_choose(const SuggestInput *in, const Posterior *post, double best,
 		goto done;
 	}
 	acquisition_options_init(&acq_options, d);
+	/* past the RESCORED best, the first one free is taken */
+	acq_options.n_exact = RESCORED;
 	rc = acquisition_rank(post, best, incumbents,
 						  suggest_pick_incumbents(x, y, n, d, incumbents),
 						  &acq_options, rng, MAX_RANKED, ranked, values,
@@ -578,8 +580,10 @@ suggest_choose(const SuggestInput *in, const Posterior *post, double best,
 		suggest_native(in, u, native);
 		if (suggest_is_taken(in, native))
 			continue;
-		v = i < RESCORED ? acquisition_log_ei(post, best, u, NULL, scratch)
-						 : values[i];
+		/* (-inf: a point whose feasibility term was not computed) */
+		v = i < RESCORED || !isfinite(values[i])
+				? acquisition_log_ei(post, best, u, NULL, scratch)
+				: values[i];
 		if (chosen < 0 || v > chosen_value)
 		{
 			chosen = i;

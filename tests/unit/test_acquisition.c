@@ -139,6 +139,35 @@ test_lazy_feasibility(void)
 	CHECK(memcmp(lazy_points, all_points, sizeof(lazy_points)) == 0);
 	CHECK(memcmp(lazy_values, all_values, sizeof(lazy_values)) == 0);
 
+	/*
+	 * n_exact: only the first 8 of the 32 ranked exactly, fewer scored;
+	 * the rest are either scored (a finite value, in order) or not (-inf,
+	 * after them)
+	 */
+	{
+		int scored_exact, n_exact_out = 0, first_unscored = 32;
+
+		opt.n_exact = 8;
+		toy_scored = 0;
+		rng_seed(&rng, 99);
+		CHECK(acquisition_rank(&post, best, m->x, 2, &opt, &rng, 32,
+							   lazy_points, lazy_values, &n_exact_out,
+							   &status) == TUNER_OK);
+		scored_exact = toy_scored;
+		CHECK(n_exact_out == 32);
+		CHECK(scored_exact >= 8 && scored_exact < scored_lazy);
+		CHECK(memcmp(lazy_points, all_points, sizeof(double) * 8 * 4) == 0);
+		CHECK(memcmp(lazy_values, all_values, sizeof(double) * 8) == 0);
+		for (i = 0; i < 32; i++)
+			if (lazy_values[i] == -INFINITY && first_unscored == 32)
+				first_unscored = i;
+		CHECK(first_unscored >= 8 && first_unscored < 32);
+		for (i = 1; i < 32; i++)
+			CHECK(i >= first_unscored ? lazy_values[i] == -INFINITY
+									  : lazy_values[i] <= lazy_values[i - 1]);
+		opt.n_exact = 0;
+	}
+
 	/* without an incumbent the term alone ranks: every candidate scored */
 	f.without_ei = 1;
 	toy_scored = 0;
