@@ -365,8 +365,11 @@ $$;
 
 -- A finished job's accounting from sacct: {"job_id", "state", "reason",
 -- "exit_code", "nodes", "submit", "start", "end", "queue_wait_s",
--- "elapsed_s", "cpu_s", "max_rss_kib"} (MaxRSS: the largest of its
--- steps', sampled by Slurm, absent when no sample was taken).
+-- "elapsed_s", "cpu_s", "max_rss_kib"} of its last run (MaxRSS: the
+-- largest of its steps', sampled by Slurm, absent when no sample was
+-- taken), and for a job Slurm requeued (its node failed, it was
+-- preempted) "requeues": its earlier runs, each {"state", "nodes",
+-- "start", "end"}, oldest first.
 CREATE OR REPLACE FUNCTION tuner._slurm_accounting(job bigint)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -377,8 +380,10 @@ DECLARE
 	f text[];
 	v_acct jsonb := pg_catalog.jsonb_build_object('job_id', job);
 	v_rss float8;
+	v_runs jsonb := '[]';
 BEGIN
-	r := tuner._slurm_command('sacct', ARRAY['--noheader', '--parsable2', '--jobs=' || job,
+	-- --duplicates: every run of a requeued job, in order (else only the last)
+	r := tuner._slurm_command('sacct', ARRAY['--noheader', '--parsable2', '--duplicates', '--jobs=' || job,
 		'--format=JobIDRaw,State,Reason,ExitCode,NodeList,Submit,Start,End,ElapsedRaw,TotalCPU,MaxRSS']);
 	IF r.exit_code IS DISTINCT FROM 0 THEN
 		RETURN v_acct || pg_catalog.jsonb_build_object('sacct_error', pg_catalog.btrim(r.stderr, E' \t\r\n'));
@@ -388,6 +393,14 @@ BEGIN
 		f := pg_catalog.string_to_array(v_line, '|');
 		CONTINUE WHEN pg_catalog.cardinality(f) < 11;
 		IF f[1] = job::text THEN
+			IF v_acct ? 'state' THEN
+				-- a later run of the job: the one before was requeued
+				v_runs := v_runs || pg_catalog.jsonb_build_array(pg_catalog.jsonb_strip_nulls(
+					pg_catalog.jsonb_build_object('state', v_acct -> 'state', 'nodes', v_acct -> 'nodes',
+												  'start', v_acct -> 'start', 'end', v_acct -> 'end')));
+				v_acct := pg_catalog.jsonb_build_object('job_id', job);
+				v_rss := NULL;
+			END IF;
 			v_acct := v_acct || pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
 				'state', pg_catalog.split_part(f[2], ' ', 1),
 				'reason', NULLIF(NULLIF(f[3], 'None'), ''),
@@ -405,6 +418,9 @@ BEGIN
 	END LOOP;
 	IF v_rss IS NOT NULL THEN
 		v_acct := v_acct || pg_catalog.jsonb_build_object('max_rss_kib', pg_catalog.round(v_rss::numeric));
+	END IF;
+	IF pg_catalog.jsonb_array_length(v_runs) > 0 THEN
+		v_acct := v_acct || pg_catalog.jsonb_build_object('requeues', v_runs);
 	END IF;
 	RETURN v_acct;
 END;

@@ -16,7 +16,10 @@
 #   4. a job over its time limit (1 minute): its trial is failed with
 #      Slurm's TIMEOUT;
 #   5. its node set DOWN under a job (slurm.requeue false): the trial is
-#      failed with NODE_FAIL;
+#      failed with NODE_FAIL; (5b) with requeue true, Slurm requeues the
+#      job, the trial stays running and the job's next run completes it;
+#      (5c) a job preempted by one of the higher-tier partition "urgent"
+#      (requeue false): the trial is failed with PREEMPTED;
 #   6. the worker killed (a crash restart of the server): the trial is
 #      interrupted, the job's agent stops and the job ends by itself.
 #
@@ -24,8 +27,8 @@
 # PG* environment (pg_virtualenv) with tuner installed, whose OS user may
 # submit jobs, and the agent built (TUNER_AGENT, default
 # src/agent/tuner-agent; copied to a directory the server's user can read
-# and named by tuner.agent_path).  About 2.5 minutes, most of it the
-# time-limit job.
+# and named by tuner.agent_path).  About 3.5 minutes, most of it the
+# time-limit job and the requeued job's wait.
 set -euo pipefail
 # shellcheck source=tests/slurm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -44,7 +47,8 @@ ballast = bytearray(32 << 20)
 time.sleep(c["_settings"].get("sleep", 3))
 print(json.dumps({"value": (c["x"] - 0.3) ** 2 + (c["y"] - 0.6) ** 2,
                   "_node": os.environ.get("SLURMD_NODENAME", ""),
-                  "_job": os.environ.get("SLURM_JOB_ID", "")}))
+                  "_job": os.environ.get("SLURM_JOB_ID", ""),
+                  "_restarts": os.environ.get("SLURM_RESTART_COUNT", "0")}))
 EOF
 chmod 755 "$WORK/f.py"
 sql "SELECT tuner.register_runner('slurm_f', '$WORK/f.py', '{}', '{\"sleep\": 3}')" >/dev/null
@@ -95,6 +99,17 @@ nothing_left() { # nothing_left JOB: no job in squeue, no runner process of WORK
 	fail "job $1 or its runner is left: $(squeue) $(pgrep -af "$WORK/f.py")"
 }
 
+# wait_node NODE: until the node is idle again (resumed after a while)
+wait_node() {
+	local i st
+	for ((i = 0; i < 150; i++)); do
+		st=$(sinfo -h -n "$1" -o %T)
+		[ "$st" = idle ] && return 0
+		[ "$i" = 25 ] && scontrol update nodename="$1" state=resume 2>/dev/null
+		sleep 0.2
+	done
+	fail "node $1 did not come back: $st"
+}
 # --- 1. six trials, two at a time, on two nodes -------------------------------
 study slurm_six "{\"partition\": \"tuner\", \"time_limit_s\": 300, \"nodes\": 1, \"ntasks\": 1,
                  \"output_dir\": \"$WORK/out\"}"
@@ -216,14 +231,63 @@ wait_job slurm_node 60
 got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_node'")
 [[ "$got" == "failed: Slurm job $job ended NODE_FAIL"* ]] || fail "trial of a failed node: $got"
 nothing_left "$job"
+wait_node "$node"
+ok "node $node DOWN under job $job: trial $got; nothing left running; the node is back"
+# --- 5b. a node fails under a job (requeue true) -------------------------------
+# Slurm requeues the job (the same id; it waits cred_expire, 20 s on the
+# test cluster, before it may start again): its trial stays running,
+# held by slurm-JOBID; the requeued job's agent claims it again and the
+# runner runs from the start; the trial completes, its accounting names
+# the earlier run (NODE_FAIL).
+study slurm_requeue '{"time_limit_s": 300, "requeue": true}' '{"sleep": 10}'
+sql "SELECT tuner.run('slurm_requeue', 1, 1)" >/dev/null
+job=$(running_job slurm_requeue)
+node=$(squeue -h -j "$job" -o %N)
+scontrol update nodename="$node" state=down reason=tuner-test
 for ((i = 0; i < 150; i++)); do
-	st=$(sinfo -h -n "$node" -o %T)
-	[ "$st" = idle ] && break
-	[ "$i" = 25 ] && scontrol update nodename="$node" state=resume 2>/dev/null
+	[ "$(squeue -h -j "$job" -o %T)" = PENDING ] && ! pgrep -f "$WORK/f.py" >/dev/null && break
 	sleep 0.2
 done
-[ "$st" = idle ] || fail "node $node did not come back: $st"
-ok "node $node DOWN under job $job: trial $got; nothing left running; the node is back"
+[ "$(squeue -h -j "$job" -o %T)" = PENDING ] || fail "job $job was not requeued: $(squeue -j "$job")"
+got=$(sql "SELECT state || ' ' || worker FROM tuner.trials WHERE study = 'slurm_requeue'")
+[ "$got" = "running slurm-$job" ] || fail "the trial of requeued job $job: $got"
+ok "node $node DOWN under job $job (requeue true): the job is requeued, its trial stays $got"
+wait_node "$node"
+wait_job slurm_requeue 180
+got=$(sql "SELECT state || ' ' || worker || ' ' || (details ->> '_job') || ' ' || (details ->> '_restarts')
+                  || ' ' || (details -> 'slurm' ->> 'state')
+                  || ' ' || (details -> 'slurm' -> 'requeues' -> 0 ->> 'state')
+                  || ' ' || jsonb_array_length(details -> 'slurm' -> 'requeues')
+             FROM tuner.trials WHERE study = 'slurm_requeue'")
+[ "$got" = "complete slurm-$job $job 1 COMPLETED NODE_FAIL 1" ] ||
+	fail "the requeued trial (state worker job restarts slurm.state requeues): $got
+$(sql "SELECT error, details FROM tuner.trials WHERE study = 'slurm_requeue'")"
+[ "$(sql "SELECT count(*) FROM tuner.trials WHERE study = 'slurm_requeue'")" = 1 ] ||
+	fail "the requeued trial was retried as another trial"
+nothing_left "$job"
+ok "the requeued job $job ran again and its agent completed the same trial (accounting: requeued after NODE_FAIL)"
+# --- 5c. a job preempted (requeue false) ----------------------------------------
+# A job of the higher-tier partition "urgent" takes the trial's node
+# (PreemptType=preempt/partition_prio, PreemptMode=REQUEUE): a job that may
+# not be requeued is cancelled, PREEMPTED, and its trial failed with that.
+study slurm_preempt '{"time_limit_s": 300, "requeue": false}' '{"sleep": 120}'
+sql "SELECT tuner.run('slurm_preempt', 1, 1)" >/dev/null
+job=$(running_job slurm_preempt)
+node=$(squeue -h -j "$job" -o %N)
+urgent=$(sbatch --parsable --partition=urgent --nodelist="$node" --chdir=/tmp -o /dev/null --wrap 'sleep 3')
+wait_job slurm_preempt 60
+got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_preempt'")
+[[ "$got" == "failed: Slurm job $job ended PREEMPTED"* ]] || fail "trial of a preempted job: $got"
+[ "$(sql "SELECT details -> 'slurm' ->> 'state' FROM tuner.trials WHERE study = 'slurm_preempt'")" = PREEMPTED ] ||
+	fail "the preempted trial's accounting: $(sql "SELECT details FROM tuner.trials WHERE study = 'slurm_preempt'")"
+nothing_left "$job"
+for ((i = 0; i < 150; i++)); do
+	s=$(sacct -n -P -X -j "$urgent" -o State)
+	[ "$s" = COMPLETED ] && break
+	sleep 0.2
+done
+[ "$s" = COMPLETED ] || fail "the preempting job $urgent: $s"
+ok "job $job preempted by job $urgent (partition urgent): trial $got; nothing left running"
 # --- 6. the worker dies under a job (a crash of the server) -------------------
 # kill -9 of the worker: the server restarts after a crash; the trial is
 # interrupted as a local trial is (tuner.reap, "server restarted"), and the
