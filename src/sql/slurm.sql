@@ -516,3 +516,57 @@ BEGIN
 	END IF;
 END;
 $$;
+
+-- tuner._reconcile: trials it interrupted because their worker is gone (a
+-- server restart, a worker killed) may still have a Slurm job that no
+-- worker watches any more.  A job (the trial's worker slurm-JOBID) that
+-- waits in Slurm's queue (PENDING, or REQUEUED, SUSPENDED, ...: no agent
+-- of it runs) is cancelled (scancel), as it could wait there for hours
+-- before its agent started only to find its trial over; the trial's
+-- details.slurm gets the job's state.  A RUNNING job is left to its
+-- agent, which stops at its next heartbeat (the one that reaped, maybe:
+-- its error rolls the reap back, and a job cancelled under it would
+-- leave the trial running until the next reap).  Only a role with the
+-- privileges of pg_execute_server_program runs Slurm's commands: for any
+-- other caller the jobs are left, and a job's agent finds its trial over
+-- when it starts.
+CREATE OR REPLACE FUNCTION tuner._slurm_cancel_lost(trials bigint[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	t record;
+	j record;
+	r record;
+	v_state text;
+BEGIN
+	IF trials IS NULL OR pg_catalog.cardinality(trials) = 0
+	   OR NOT pg_catalog.pg_has_role('pg_execute_server_program', 'USAGE') THEN
+		RETURN;
+	END IF;
+	FOR t IN SELECT x.id, pg_catalog.substr(x.worker, 7)::bigint AS job
+			   FROM tuner.trial x
+			  WHERE x.id = ANY (trials) AND x.worker ~ '^slurm-[0-9]{1,18}$'
+			  ORDER BY x.id
+	LOOP
+		j := tuner._slurm_job_state(t.job);
+		v_state := j.state;
+		IF j.state IS NOT NULL AND NOT tuner._slurm_state_final(j.state)
+		   AND j.state NOT IN ('RUNNING', 'COMPLETING', 'STAGE_OUT', 'SIGNALING') THEN
+			r := tuner._slurm_command('scancel', ARRAY[t.job::text]);
+			IF r.exit_code IS DISTINCT FROM 0 THEN
+				RAISE WARNING 'scancel of Slurm job % failed: %', t.job, pg_catalog.btrim(r.stderr, E' \t\r\n');
+				CONTINUE;
+			END IF;
+			v_state := 'CANCELLED';
+		END IF;
+		IF v_state IS NOT NULL AND tuner._slurm_state_final(v_state) THEN
+			UPDATE tuner.trial x
+			   SET details = COALESCE(x.details, '{}') || pg_catalog.jsonb_build_object('slurm',
+							 COALESCE(x.details -> 'slurm', '{}')
+							 || pg_catalog.jsonb_build_object('job_id', t.job, 'state', v_state))
+			 WHERE x.id = t.id;
+		END IF;
+	END LOOP;
+END;
+$$;

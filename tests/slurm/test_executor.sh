@@ -21,7 +21,9 @@
 #      (5c) a job preempted by one of the higher-tier partition "urgent"
 #      (requeue false): the trial is failed with PREEMPTED;
 #   6. the worker killed (a crash restart of the server): the trial is
-#      interrupted, the job's agent stops and the job ends by itself.
+#      interrupted, the job's agent stops and the job ends by itself;
+#   7. the worker killed while its job waits behind two others: the first
+#      reap after the restart interrupts the trial and cancels the job.
 #
 # Needs the running cluster (SLURM_CONF), a server reachable through the
 # PG* environment (pg_virtualenv) with tuner installed, whose OS user may
@@ -315,4 +317,54 @@ nothing_left "$job"
 	fail "a trial of the crashed worker is still running"
 s=$(sacct -n -P -X -j "$job" -o State)
 ok "worker killed under job $job: trial $got, the job ended by itself ($s); nothing left running"
+# --- 7. a job still pending when the server crashes ---------------------------
+# Both nodes busy with jobs of another user of the cluster: the trial's job
+# waits in Slurm's queue; the worker is killed (the server restarts).  The
+# next reap after the restart (tuner.progress, tuner.run, tuner.reap, an
+# agent's call) interrupts the trial (server restarted) and cancels its
+# job: nothing stays pending or running in either system.
+blockers=""
+for node in tn1 tn2; do
+	blockers="$blockers $(sbatch --parsable --nodelist=$node --chdir=/tmp -o /dev/null --wrap 'sleep 600')"
+done
+# shellcheck disable=SC2064,SC2086
+trap "slurm_test_cleanup $blockers" EXIT
+study slurm_pending '{"time_limit_s": 300}' '{"sleep": 3}'
+sql "SELECT tuner.run('slurm_pending', 1, 1)" >/dev/null
+for ((i = 0; i < 300; i++)); do
+	got=$(sql "SELECT slurm_job || ' ' || slurm_state FROM tuner.progress WHERE study = 'slurm_pending'")
+	[[ "$got" == *" PENDING" ]] && break
+	sleep 0.2
+done
+[[ "$got" == *" PENDING" ]] || fail "the trial's job is not pending behind the blockers: $got $(squeue)"
+job=${got% *}
+[ "$(squeue -h -j "$job" -o %T)" = PENDING ] || fail "squeue: job $job is not pending"
+pid=$(sql "SELECT worker_pid FROM tuner.trials t JOIN tuner.trial x ON x.id = t.trial WHERE t.study = 'slurm_pending' AND t.state = 'running'")
+[ -n "$pid" ] || fail "no worker pid for the crash"
+kill -KILL "$pid"
+sleep 1
+for ((i = 0; i < 300; i++)); do
+	sql "SELECT 1" >/dev/null 2>&1 && break
+	sleep 0.2
+done
+# what an operator looks at after the restart
+sql "SELECT count(*) FROM tuner.progress" >/dev/null
+for ((i = 0; i < 150; i++)); do
+	[ -z "$(squeue -h -j "$job" -t PENDING,RUNNING,COMPLETING -o %i 2>/dev/null)" ] && break
+	sleep 0.2
+done
+got=$(sql "SELECT state || ': ' || COALESCE(error, '-') || ' ' || COALESCE(details -> 'slurm' ->> 'state', '-')
+             FROM tuner.trials WHERE study = 'slurm_pending' AND retry_of IS NULL")
+[ "$got" = "interrupted: server restarted CANCELLED" ] || fail "the trial of a job pending at the crash: $got"
+[ -z "$(squeue -h -j "$job" -t PENDING,RUNNING,COMPLETING -o %i)" ] || fail "job $job is left: $(squeue -j "$job")"
+# shellcheck disable=SC2086
+scancel $blockers
+nothing_left "$job"
+for ((i = 0; i < 150; i++)); do
+	[ -z "$(squeue -h -t PENDING,RUNNING,COMPLETING -o %i)" ] && break
+	sleep 0.2
+done
+[ "$(sql "SELECT count(*) FROM tuner.trials WHERE study = 'slurm_pending' AND state = 'running'")" = 0 ] ||
+	fail "a trial of the crashed worker is still running"
+ok "worker killed while job $job was pending: after the restart the trial is $got; the job is gone from the queue"
 echo "test_executor: all passed"
