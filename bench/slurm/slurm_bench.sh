@@ -7,9 +7,10 @@
 # a job on the two exclusive nodes) or 'local' (2 background workers).
 # The runner sleeps DURATION s and prints a value.  Per run: the wall
 # time from tuner.run to the job's end (tuner.job created_at to
-# finished_at), trials per minute over it, and the overhead per trial
+# finished_at), trials per minute over it, the overhead per trial
 # (finished_at - started_at - DURATION: for Slurm, sbatch, the queue,
-# the agent's start and claim, the recording).
+# the agent's start and claim, the recording) and for Slurm the jobs'
+# mean queue wait (sacct: start - submit, whole seconds).
 set -euo pipefail
 TRIALS=${TRIALS:-20}
 DURATION=${DURATION:-2}
@@ -42,28 +43,37 @@ run() { # run EXECUTOR NAME: one study of TRIALS trials, 2 at a time
 	done
 	[ "$(sql "SELECT count(*) FROM tuner.trials WHERE study = '$2' AND state = 'complete'")" = "$TRIALS" ] ||
 		fail "$2: not all $TRIALS trials complete: $(sql "SELECT state, count(*) FROM tuner.trials WHERE study = '$2' GROUP BY 1")"
-	# executor name wall_s trials_per_min overhead min median max
+	# executor name wall_s trials_per_min overhead(min median mean max)
+	# queue_wait(mean)
 	sql "SELECT '$1 $2 ' || round(extract(epoch FROM j.finished_at - j.created_at)::numeric, 1)
 	            || ' ' || round(($TRIALS * 60 / extract(epoch FROM j.finished_at - j.created_at))::numeric, 1)
 	            || ' ' || round(min(d)::numeric, 2) || ' '
 	            || round((percentile_cont(0.5) WITHIN GROUP (ORDER BY d))::numeric, 2)
-	            || ' ' || round(max(d)::numeric, 2)
+	            || ' ' || round(avg(d)::numeric, 2) || ' ' || round(max(d)::numeric, 2)
+	            || ' ' || COALESCE(round(avg(w)::numeric, 2)::text, '-')
 	       FROM tuner.job j JOIN tuner.study s ON s.id = j.study_id
-	       JOIN (SELECT study, extract(epoch FROM finished_at - started_at) - $DURATION AS d
+	       JOIN (SELECT study, extract(epoch FROM finished_at - started_at) - $DURATION AS d,
+	                    (details -> 'slurm' ->> 'queue_wait_s')::float8 AS w
 	               FROM tuner.trials WHERE study = '$2') t ON t.study = s.name
 	      WHERE s.name = '$2' GROUP BY j.finished_at, j.created_at" | tee -a "$WORK/results"
 }
 
 echo "# $(date -u +%FT%TZ) commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')," \
 	"TRIALS=$TRIALS DURATION=$DURATION ROUNDS=$ROUNDS, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# executor study wall_s trials_per_min overhead_s(min median max)"
+echo "# executor study wall_s trials_per_min overhead_s(min median mean max) queue_wait_s(mean)"
 for ((r = 1; r <= ROUNDS; r++)); do
 	if ((r % 2)); then order="slurm local"; else order="local slurm"; fi
 	for e in $order; do run "$e" "${e}_$r"; done
 done
-awk '{ w[$1] += $3; n[$1]++ } END {
-	s = n["slurm"] * 60 * '"$TRIALS"' / w["slurm"]; l = n["local"] * 60 * '"$TRIALS"' / w["local"]
+# Per trial and slot (2 slots): the wall time beyond the runner is the
+# overhead inside a trial (claim to outcome) plus the gap between a
+# slot's trials (the job's end, the accounting, the next claim).
+awk -v T="$TRIALS" -v D="$DURATION" '{ w[$1] += $3; o[$1] += $7; n[$1]++ } END {
+	s = n["slurm"] * 60 * T / w["slurm"]; l = n["local"] * 60 * T / w["local"]
 	printf "trials per minute (all rounds): slurm %.1f, local %.1f; slurm/local %.2f\n", s, l, s / l
-	printf "wall time per trial slot beyond the runner (s): slurm %.2f, local %.2f\n",
-		w["slurm"] / n["slurm"] * 2 / '"$TRIALS"' - '"$DURATION"', w["local"] / n["local"] * 2 / '"$TRIALS"' - '"$DURATION"'
+	for (e in n) {
+		slot = w[e] / n[e] * 2 / T - D
+		printf "%s, per trial and slot beyond the runner (s): %.2f = %.2f inside the trial + %.2f between trials\n",
+			e, slot, o[e] / n[e], slot - o[e] / n[e]
+	}
 }' "$WORK/results"
