@@ -19,7 +19,8 @@
 #      failed with NODE_FAIL; (5b) with requeue true, Slurm requeues the
 #      job, the trial stays running and the job's next run completes it;
 #      (5c) a job preempted by one of the higher-tier partition "urgent"
-#      (requeue false): the trial is failed with PREEMPTED;
+#      (requeue false): the trial is failed with PREEMPTED; (5d) with
+#      requeue true, the preempted job is requeued and completes the trial;
 #   6. the worker killed (a crash restart of the server): the trial is
 #      interrupted, the job's agent stops and the job ends by itself;
 #   7. the worker killed while its job waits behind two others: the first
@@ -29,8 +30,8 @@
 # PG* environment (pg_virtualenv) with tuner installed, whose OS user may
 # submit jobs, and the agent built (TUNER_AGENT, default
 # src/agent/tuner-agent; copied to a directory the server's user can read
-# and named by tuner.agent_path).  About 3.5 minutes, most of it the
-# time-limit job and the requeued job's wait.
+# and named by tuner.agent_path).  About 4.5 minutes, most of it the
+# time-limit job and the requeued jobs' waits.
 set -euo pipefail
 # shellcheck source=tests/slurm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -290,6 +291,30 @@ for ((i = 0; i < 150; i++)); do
 done
 [ "$s" = COMPLETED ] || fail "the preempting job $urgent: $s"
 ok "job $job preempted by job $urgent (partition urgent): trial $got; nothing left running"
+# --- 5d. a job preempted (requeue true) -----------------------------------------
+# The same preemption of a job that may be requeued: Slurm requeues it, its
+# trial stays running and completes in the job's next run, once the
+# preempting job is done and cred_expire has passed.
+study slurm_preempt_rq '{"time_limit_s": 300, "requeue": true}' '{"sleep": 10}'
+sql "SELECT tuner.run('slurm_preempt_rq', 1, 1)" >/dev/null
+job=$(running_job slurm_preempt_rq)
+node=$(squeue -h -j "$job" -o %N)
+urgent=$(sbatch --parsable --partition=urgent --nodelist="$node" --chdir=/tmp -o /dev/null --wrap 'sleep 3')
+for ((i = 0; i < 150; i++)); do
+	[ "$(squeue -h -j "$job" -o %T)" = PENDING ] && ! pgrep -f "$WORK/f.py" >/dev/null && break
+	sleep 0.2
+done
+[ "$(squeue -h -j "$job" -o %T)" = PENDING ] || fail "preempted job $job was not requeued: $(squeue -a)"
+got=$(sql "SELECT state || ' ' || worker FROM tuner.trials WHERE study = 'slurm_preempt_rq'")
+[ "$got" = "running slurm-$job" ] || fail "the trial of preempted and requeued job $job: $got"
+wait_job slurm_preempt_rq 180
+got=$(sql "SELECT state || ' ' || (details ->> '_restarts') || ' ' || (details -> 'slurm' ->> 'state')
+                  || ' ' || (details -> 'slurm' -> 'requeues' -> 0 ->> 'state')
+             FROM tuner.trials WHERE study = 'slurm_preempt_rq'")
+[ "$got" = "complete 1 COMPLETED PREEMPTED" ] ||
+	fail "the preempted, requeued trial (state restarts slurm.state requeues): $got"
+nothing_left "$job"
+ok "job $job preempted by job $urgent (requeue true): requeued, the same trial completed in its next run"
 # --- 6. the worker dies under a job (a crash of the server) -------------------
 # kill -9 of the worker: the server restarts after a crash; the trial is
 # interrupted as a local trial is (tuner.reap, "server restarted"), and the
