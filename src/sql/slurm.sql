@@ -437,6 +437,9 @@ $$;
 -- is over and the job too, and sacct has the job's final state (or 30 s
 -- after the trial ended), the job's accounting goes into the trial's
 -- details.slurm and 'done' is returned; else 'wait'.  A job still there a minute after its trial ended is cancelled.
+-- The trial's study is reaped first: a running job whose agent is lost
+-- (hung, stopped: no heartbeat for a lease) has its trial interrupted
+-- ("lease expired", retried as any such trial) and is cancelled at once.
 CREATE OR REPLACE FUNCTION tuner._slurm_poll(trial bigint, job bigint)
 RETURNS text
 LANGUAGE plpgsql
@@ -448,6 +451,7 @@ DECLARE
 	v_acct jsonb;
 BEGIN
 	j := tuner._slurm_job_state(job);
+	PERFORM tuner._reap_of_trial($1);
 	SELECT * INTO t FROM tuner.trial x WHERE x.id = $1 FOR NO KEY UPDATE;
 	IF NOT FOUND THEN
 		RETURN 'done';
@@ -471,10 +475,18 @@ BEGIN
 		PERFORM tuner._finish_trial(t.id, NULL, 'Slurm job ' || pg_catalog.lower(j.state), '', '',
 									NULL, 'failed', v_reason);
 	ELSIF j.state IS NOT NULL AND NOT tuner._slurm_state_final(j.state) THEN
-		IF COALESCE(t.finished_at, pg_catalog.now()) > pg_catalog.now() - interval '60 s' THEN
+		-- the job's agent recorded the trial and is ending, unless the
+		-- trial's lease expired under it (its agent is lost)
+		IF COALESCE(t.finished_at, pg_catalog.now()) > pg_catalog.now() - interval '60 s'
+		   AND NOT (t.state = 'interrupted' AND t.error = 'lease expired' AND t.worker = 'slurm-' || job) THEN
 			RETURN 'wait';
 		END IF;
 		PERFORM tuner._slurm_command('scancel', ARRAY[job::text]);
+		-- its final state at a later poll (a job that does not end is
+		-- recorded as it is two minutes after its trial)
+		IF COALESCE(t.finished_at, pg_catalog.now()) > pg_catalog.now() - interval '120 s' THEN
+			RETURN 'wait';
+		END IF;
 	END IF;
 	-- The accounting database learns of a job after the controller does:
 	-- right after an scancel, sacct may not know a job that was pending,

@@ -24,7 +24,9 @@
 #   6. the worker killed (a crash restart of the server): the trial is
 #      interrupted, the job's agent stops and the job ends by itself;
 #   7. the worker killed while its job waits behind two others: the first
-#      reap after the restart interrupts the trial and cancels the job.
+#      reap after the restart interrupts the trial and cancels the job;
+#   8. the job's agent stopped (SIGSTOP): once its lease expires the
+#      worker interrupts the trial and cancels the job.
 #
 # Needs the running cluster (SLURM_CONF), a server reachable through the
 # PG* environment (pg_virtualenv) with tuner installed, whose OS user may
@@ -392,4 +394,27 @@ done
 [ "$(sql "SELECT count(*) FROM tuner.trials WHERE study = 'slurm_pending' AND state = 'running'")" = 0 ] ||
 	fail "a trial of the crashed worker is still running"
 ok "worker killed while job $job was pending: after the restart the trial is $got; the job is gone from the queue"
+# --- 8. the agent inside a running job is lost ---------------------------------
+# The agent stopped (SIGSTOP: no heartbeat, its runner goes on): once the
+# trial's lease (30 s) expires, the worker's reap interrupts the trial
+# ("lease expired") and cancels the job at once; Slurm kills the stopped
+# agent and its runner.
+sql "SELECT tuner.create_study('slurm_lost', 'value', 'minimize',
+       '{\"seed\": 31, \"lease_s\": 30, \"max_retries\": 0, \"executor\": \"slurm\",
+         \"slurm\": {\"time_limit_s\": 300}, \"runner\": {\"sleep\": 120}}', runner => 'slurm_f')" >/dev/null
+sql "SELECT tuner.add_parameter('slurm_lost', 'x', 'float', 0, 1)" >/dev/null
+sql "SELECT tuner.add_parameter('slurm_lost', 'y', 'float', 0, 1)" >/dev/null
+sql "SELECT tuner.run('slurm_lost', 1, 1)" >/dev/null
+job=$(running_job slurm_lost)
+trial=$(sql "SELECT trial FROM tuner.trials WHERE study = 'slurm_lost'")
+agent=$(pgrep -o -f "tuner-agent --trial $trial ")
+[ -n "$agent" ] || fail "no agent process of trial $trial"
+kill -STOP "$agent"
+wait_job slurm_lost 120
+got=$(sql "SELECT state || ': ' || COALESCE(error, '-') || ' ' || COALESCE(details -> 'slurm' ->> 'state', '-')
+             FROM tuner.trials WHERE study = 'slurm_lost'")
+[ "$got" = "interrupted: lease expired CANCELLED" ] || fail "the trial of a lost agent: $got"
+nothing_left "$job"
+pgrep -f "tuner-agent --trial $trial " >/dev/null && fail "the stopped agent of trial $trial is left"
+ok "agent of job $job stopped: the trial is $got; job, agent and runner gone"
 echo "test_executor: all passed"
