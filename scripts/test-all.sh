@@ -175,7 +175,7 @@ if suite install make install-world; then
 	# Slurm: the local cluster and its jobs, two trials run by tuner-agent
 	# as Slurm jobs on two nodes at once, studies with executor 'slurm'
 	# (faults, requeue, preemption, accounting) and FastQuery and RocksDB
-	# studies as jobs (~6.5 min).
+	# studies as jobs (~7 min).
 	suite slurm bash tests/slurm/run.sh
 	# TAP clusters of their own (PostgreSQL::Test::Cluster, run as postgres).
 	suite tap bash tests/tap.sh

@@ -10,9 +10,9 @@
 # ranks as each job's srun tasks) and test_rocksdb_jobs.sh (a 4-trial
 # RocksDB study as jobs; both need the installed runners), then stops the
 # cluster with a job still running and checks that nothing is left.
-# Exits non-zero on any failure.  About 6.5 minutes here (2 CPUs; 6 min
-# 22 s with make install, 2026-12-03), most of it the two time-limit jobs
-# and the requeued jobs' waits.
+# Exits non-zero on any failure.  About 7 minutes here (2 CPUs, with make
+# install, 2026-12-03), most of it the two time-limit jobs, the requeued
+# jobs' waits and a lost agent's lease.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$(pwd)

@@ -32,8 +32,8 @@
 # PG* environment (pg_virtualenv) with tuner installed, whose OS user may
 # submit jobs, and the agent built (TUNER_AGENT, default
 # src/agent/tuner-agent; copied to a directory the server's user can read
-# and named by tuner.agent_path).  About 4.5 minutes, most of it the
-# time-limit job and the requeued jobs' waits.
+# and named by tuner.agent_path).  About 5 minutes, most of it the
+# time-limit job, the requeued jobs' waits and the lost agent's lease.
 set -euo pipefail
 # shellcheck source=tests/slurm/lib.sh
 . "$(dirname "$0")/lib.sh"
