@@ -174,7 +174,8 @@ if suite install make install-world; then
 	suite ceph-study bash tests/ceph/test_study.sh
 	# Slurm: the local cluster and its jobs, two trials run by tuner-agent
 	# as Slurm jobs on two nodes at once, studies with executor 'slurm'
-	# (faults, accounting) and a FastQuery study as jobs (~7 min).
+	# (faults, requeue, preemption, accounting) and FastQuery and RocksDB
+	# studies as jobs (~7 min).
 	suite slurm bash tests/slurm/run.sh
 	# TAP clusters of their own (PostgreSQL::Test::Cluster, run as postgres).
 	suite tap bash tests/tap.sh

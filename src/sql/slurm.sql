@@ -365,8 +365,11 @@ $$;
 
 -- A finished job's accounting from sacct: {"job_id", "state", "reason",
 -- "exit_code", "nodes", "submit", "start", "end", "queue_wait_s",
--- "elapsed_s", "cpu_s", "max_rss_kib"} (MaxRSS: the largest of its
--- steps', sampled by Slurm, absent when no sample was taken).
+-- "elapsed_s", "cpu_s", "max_rss_kib"} of its last run (MaxRSS: the
+-- largest of its steps', sampled by Slurm, absent when no sample was
+-- taken), and for a job Slurm requeued (its node failed, it was
+-- preempted) "requeues": its earlier runs, each {"state", "nodes",
+-- "start", "end"}, oldest first.
 CREATE OR REPLACE FUNCTION tuner._slurm_accounting(job bigint)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -377,8 +380,10 @@ DECLARE
 	f text[];
 	v_acct jsonb := pg_catalog.jsonb_build_object('job_id', job);
 	v_rss float8;
+	v_runs jsonb := '[]';
 BEGIN
-	r := tuner._slurm_command('sacct', ARRAY['--noheader', '--parsable2', '--jobs=' || job,
+	-- --duplicates: every run of a requeued job, in order (else only the last)
+	r := tuner._slurm_command('sacct', ARRAY['--noheader', '--parsable2', '--duplicates', '--jobs=' || job,
 		'--format=JobIDRaw,State,Reason,ExitCode,NodeList,Submit,Start,End,ElapsedRaw,TotalCPU,MaxRSS']);
 	IF r.exit_code IS DISTINCT FROM 0 THEN
 		RETURN v_acct || pg_catalog.jsonb_build_object('sacct_error', pg_catalog.btrim(r.stderr, E' \t\r\n'));
@@ -388,6 +393,14 @@ BEGIN
 		f := pg_catalog.string_to_array(v_line, '|');
 		CONTINUE WHEN pg_catalog.cardinality(f) < 11;
 		IF f[1] = job::text THEN
+			IF v_acct ? 'state' THEN
+				-- a later run of the job: the one before was requeued
+				v_runs := v_runs || pg_catalog.jsonb_build_array(pg_catalog.jsonb_strip_nulls(
+					pg_catalog.jsonb_build_object('state', v_acct -> 'state', 'nodes', v_acct -> 'nodes',
+												  'start', v_acct -> 'start', 'end', v_acct -> 'end')));
+				v_acct := pg_catalog.jsonb_build_object('job_id', job);
+				v_rss := NULL;
+			END IF;
 			v_acct := v_acct || pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
 				'state', pg_catalog.split_part(f[2], ' ', 1),
 				'reason', NULLIF(NULLIF(f[3], 'None'), ''),
@@ -406,6 +419,9 @@ BEGIN
 	IF v_rss IS NOT NULL THEN
 		v_acct := v_acct || pg_catalog.jsonb_build_object('max_rss_kib', pg_catalog.round(v_rss::numeric));
 	END IF;
+	IF pg_catalog.jsonb_array_length(v_runs) > 0 THEN
+		v_acct := v_acct || pg_catalog.jsonb_build_object('requeues', v_runs);
+	END IF;
 	RETURN v_acct;
 END;
 $$;
@@ -421,6 +437,9 @@ $$;
 -- is over and the job too, and sacct has the job's final state (or 30 s
 -- after the trial ended), the job's accounting goes into the trial's
 -- details.slurm and 'done' is returned; else 'wait'.  A job still there a minute after its trial ended is cancelled.
+-- The trial's study is reaped first: a running job whose agent is lost
+-- (hung, stopped: no heartbeat for a lease) has its trial interrupted
+-- ("lease expired", retried as any such trial) and is cancelled at once.
 CREATE OR REPLACE FUNCTION tuner._slurm_poll(trial bigint, job bigint)
 RETURNS text
 LANGUAGE plpgsql
@@ -432,6 +451,7 @@ DECLARE
 	v_acct jsonb;
 BEGIN
 	j := tuner._slurm_job_state(job);
+	PERFORM tuner._reap_of_trial($1);
 	SELECT * INTO t FROM tuner.trial x WHERE x.id = $1 FOR NO KEY UPDATE;
 	IF NOT FOUND THEN
 		RETURN 'done';
@@ -455,10 +475,18 @@ BEGIN
 		PERFORM tuner._finish_trial(t.id, NULL, 'Slurm job ' || pg_catalog.lower(j.state), '', '',
 									NULL, 'failed', v_reason);
 	ELSIF j.state IS NOT NULL AND NOT tuner._slurm_state_final(j.state) THEN
-		IF COALESCE(t.finished_at, pg_catalog.now()) > pg_catalog.now() - interval '60 s' THEN
+		-- the job's agent recorded the trial and is ending, unless the
+		-- trial's lease expired under it (its agent is lost)
+		IF COALESCE(t.finished_at, pg_catalog.now()) > pg_catalog.now() - interval '60 s'
+		   AND NOT (t.state = 'interrupted' AND t.error = 'lease expired' AND t.worker = 'slurm-' || job) THEN
 			RETURN 'wait';
 		END IF;
 		PERFORM tuner._slurm_command('scancel', ARRAY[job::text]);
+		-- its final state at a later poll (a job that does not end is
+		-- recorded as it is two minutes after its trial)
+		IF COALESCE(t.finished_at, pg_catalog.now()) > pg_catalog.now() - interval '120 s' THEN
+			RETURN 'wait';
+		END IF;
 	END IF;
 	-- The accounting database learns of a job after the controller does:
 	-- right after an scancel, sacct may not know a job that was pending,
@@ -498,5 +526,59 @@ BEGIN
 		PERFORM tuner._finish_trial($1, NULL, 'Slurm job cancelled', '', '', NULL, 'interrupted',
 									pg_catalog.format('%s (Slurm job %s cancelled)', reason, job));
 	END IF;
+END;
+$$;
+
+-- tuner._reconcile: trials it interrupted because their worker is gone (a
+-- server restart, a worker killed) may still have a Slurm job that no
+-- worker watches any more.  A job (the trial's worker slurm-JOBID) that
+-- waits in Slurm's queue (PENDING, or REQUEUED, SUSPENDED, ...: no agent
+-- of it runs) is cancelled (scancel), as it could wait there for hours
+-- before its agent started only to find its trial over; the trial's
+-- details.slurm gets the job's state.  A RUNNING job is left to its
+-- agent, which stops at its next heartbeat (the one that reaped, maybe:
+-- its error rolls the reap back, and a job cancelled under it would
+-- leave the trial running until the next reap).  Only a role with the
+-- privileges of pg_execute_server_program runs Slurm's commands: for any
+-- other caller the jobs are left, and a job's agent finds its trial over
+-- when it starts.
+CREATE OR REPLACE FUNCTION tuner._slurm_cancel_lost(trials bigint[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	t record;
+	j record;
+	r record;
+	v_state text;
+BEGIN
+	IF trials IS NULL OR pg_catalog.cardinality(trials) = 0
+	   OR NOT pg_catalog.pg_has_role('pg_execute_server_program', 'USAGE') THEN
+		RETURN;
+	END IF;
+	FOR t IN SELECT x.id, pg_catalog.substr(x.worker, 7)::bigint AS job
+			   FROM tuner.trial x
+			  WHERE x.id = ANY (trials) AND x.worker ~ '^slurm-[0-9]{1,18}$'
+			  ORDER BY x.id
+	LOOP
+		j := tuner._slurm_job_state(t.job);
+		v_state := j.state;
+		IF j.state IS NOT NULL AND NOT tuner._slurm_state_final(j.state)
+		   AND j.state NOT IN ('RUNNING', 'COMPLETING', 'STAGE_OUT', 'SIGNALING') THEN
+			r := tuner._slurm_command('scancel', ARRAY[t.job::text]);
+			IF r.exit_code IS DISTINCT FROM 0 THEN
+				RAISE WARNING 'scancel of Slurm job % failed: %', t.job, pg_catalog.btrim(r.stderr, E' \t\r\n');
+				CONTINUE;
+			END IF;
+			v_state := 'CANCELLED';
+		END IF;
+		IF v_state IS NOT NULL AND tuner._slurm_state_final(v_state) THEN
+			UPDATE tuner.trial x
+			   SET details = COALESCE(x.details, '{}') || pg_catalog.jsonb_build_object('slurm',
+							 COALESCE(x.details -> 'slurm', '{}')
+							 || pg_catalog.jsonb_build_object('job_id', t.job, 'state', v_state))
+			 WHERE x.id = t.id;
+		END IF;
+	END LOOP;
 END;
 $$;

@@ -7,8 +7,8 @@
 
 -- Mark trials whose server process is gone as interrupted: "server
 -- restarted" when the trial started before the server last started (or
--- restarted after a crash), "worker exited" otherwise, and queue their
--- retries.  A trial counts as run by the server when it records
+-- restarted after a crash), "worker exited" otherwise, queue their
+-- retries and cancel their Slurm jobs (tuner._slurm_cancel_lost).  A trial counts as run by the server when it records
 -- worker_pid (tuner.run workers and tuner.step); trials of a live process
 -- (same pid, started no later than the trial) are never touched.  Jobs
 -- left running by an earlier server lifetime are marked as well.  Only
@@ -46,6 +46,8 @@ BEGIN
 	SELECT pg_catalog.array_agg(g.id ORDER BY g.id) INTO v_ids FROM gone g;
 	n := COALESCE(pg_catalog.cardinality(v_ids), 0);
 	PERFORM tuner._queue_retries(v_ids);
+	-- their Slurm jobs, which no worker watches any more (slurm.sql)
+	PERFORM tuner._slurm_cancel_lost(v_ids);
 	-- jobs started before the restart (bookkeeping_writes.sql)
 	PERFORM tuner._job_mark_interrupted();
 	RETURN n;

@@ -18,7 +18,9 @@
 #               localhost), spool $DIR/spool/tnI, each with
 #               TUNER_SLURM_CPUS CPUs (default: this machine's)
 #   partition   "tuner" (default), all nodes, OverSubscribe=EXCLUSIVE: a
-#               job has its nodes to itself, as a benchmark trial must
+#               job has its nodes to itself, as a benchmark trial must;
+#               "urgent" (hidden), the same nodes at a higher PriorityTier:
+#               its jobs preempt tuner's (requeued or cancelled)
 #
 # Accounting: sacct needs slurmdbd (accounting_storage/slurmdbd), and Slurm
 # 22.05's slurmdbd stores into MySQL/MariaDB only; jobcomp/filetxt writes
@@ -172,7 +174,11 @@ SlurmUser=$user
 SlurmdUser=$user
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$MUNGE_SOCKET
+# cred_expire: a job step credential's lifetime, and also how long Slurm
+# holds a requeued job before it may start again (slurm.conf(5), AuthInfo;
+# default 120 s).  20 s is ample for steps launched on this one host and
+# lets the tests see a requeued trial run again within a minute.
+AuthInfo=socket=$MUNGE_SOCKET,cred_expire=20
 StateSaveLocation=$DIR/ctld
 SlurmdSpoolDir=$DIR/spool/%n
 SlurmctldPidFile=$DIR/run/slurmctld.pid
@@ -209,12 +215,20 @@ InactiveLimit=0
 KillWait=5
 OverTimeLimit=0
 MinJobAge=300
+# Preemption by partition: a job of the higher PriorityTier partition
+# "urgent" takes the nodes of "tuner" jobs, which are requeued when they
+# may be (sbatch --requeue, or JobRequeue) and else cancelled (PREEMPTED).
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
 EOF
 	for node in $(node_names); do
 		echo "NodeName=$node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((PORT + 2 + i)) CPUs=$CPUS RealMemory=$mem State=UNKNOWN" >>"$CONF"
 		i=$((i + 1))
 	done
-	echo "PartitionName=tuner Nodes=tn[1-$NODES] Default=YES MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE" >>"$CONF"
+	echo "PartitionName=tuner Nodes=tn[1-$NODES] Default=YES MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE PriorityTier=1" >>"$CONF"
+	# Hidden: sinfo and squeue show it only with -a (a node's state is one
+	# line: its state in "tuner").
+	echo "PartitionName=urgent Nodes=tn[1-$NODES] Default=NO MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE PriorityTier=10 Hidden=YES" >>"$CONF"
 	chmod 644 "$CONF"
 	# slurmdbd reads slurmdbd.conf beside slurm.conf; it holds the database
 	# password, so only its owner may read it (slurmdbd insists).
@@ -361,7 +375,7 @@ cmd_stop() {
 	[ -f "$CONF" ] || return 0
 	# Jobs first, while the nodes can still kill their processes.
 	if [ -n "$(pid_of slurmctld)" ]; then
-		jobs=$(squeue -h -o %i 2>/dev/null || true)
+		jobs=$(squeue -a -h -o %i 2>/dev/null || true)
 		if [ -n "$jobs" ]; then
 			say "cancelling jobs ${jobs//$'\n'/ }"
 			# shellcheck disable=SC2086
@@ -372,8 +386,8 @@ cmd_stop() {
 			for node in $(node_names); do
 				[ -n "$(pid_of "slurmd-$node")" ] || limit=5
 			done
-			wait_until "$limit" bash -c '[ -z "$(squeue -h -o %i)" ]' ||
-				say "jobs still listed after $limit s: $(squeue -h -o '%i %T' | tr '\n' ' ')"
+			wait_until "$limit" bash -c '[ -z "$(squeue -a -h -o %i)" ]' ||
+				say "jobs still listed after $limit s: $(squeue -a -h -o '%i %T' | tr '\n' ' ')"
 		fi
 	fi
 	for node in $(node_names); do stop_daemon "slurmd-$node"; done
@@ -412,7 +426,7 @@ cmd_status() {
 	$any || return 1
 	if [ -n "$(pid_of slurmctld)" ]; then
 		sinfo -N -o '%N %P %T %c %E'
-		squeue -o '%i %j %T %N %M %l'
+		squeue -a -o '%i %j %P %T %N %M %l'
 	fi
 	print_env
 }

@@ -5,11 +5,14 @@
 # test_agent_job.sh (tuner trials as Slurm jobs, against a pg_virtualenv
 # server with the installed extension) and test_executor.sh (studies with
 # executor "slurm" through tuner.run: 6 trials 2 at a time, scancel,
-# tuner.stop, a time limit) and test_fastquery_jobs.sh (a 6-trial
-# FastQuery study as jobs, ranks as each job's srun tasks; needs the
-# installed runner), then stops the cluster with a job
-# still running and checks that nothing is left.  Exits non-zero on any
-# failure.  About 7 minutes here (2 CPUs), most of it the two time-limit jobs.
+# tuner.stop, a time limit, a node down with and without requeue, a
+# preemption), test_fastquery_jobs.sh (a 6-trial FastQuery study as jobs,
+# ranks as each job's srun tasks) and test_rocksdb_jobs.sh (a 4-trial
+# RocksDB study as jobs; both need the installed runners), then stops the
+# cluster with a job still running and checks that nothing is left.
+# Exits non-zero on any failure.  About 7 minutes here (2 CPUs, with make
+# install, 2026-12-03), most of it the two time-limit jobs, the requeued
+# jobs' waits and a lost agent's lease.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$(pwd)
@@ -67,6 +70,7 @@ bash tests/slurm/test_cluster.sh || not_ok "tests/slurm/test_cluster.sh"
 pg_virtualenv -t bash tests/slurm/test_agent_job.sh || not_ok "tests/slurm/test_agent_job.sh"
 pg_virtualenv -t bash tests/slurm/test_executor.sh || not_ok "tests/slurm/test_executor.sh"
 pg_virtualenv -t bash tests/slurm/test_fastquery_jobs.sh || not_ok "tests/slurm/test_fastquery_jobs.sh"
+pg_virtualenv -t bash tests/slurm/test_rocksdb_jobs.sh || not_ok "tests/slurm/test_rocksdb_jobs.sh"
 
 # stop with a job running: the job is cancelled, its processes and every
 # daemon are gone.

@@ -16,16 +16,24 @@
 #   4. a job over its time limit (1 minute): its trial is failed with
 #      Slurm's TIMEOUT;
 #   5. its node set DOWN under a job (slurm.requeue false): the trial is
-#      failed with NODE_FAIL;
+#      failed with NODE_FAIL; (5b) with requeue true, Slurm requeues the
+#      job, the trial stays running and the job's next run completes it;
+#      (5c) a job preempted by one of the higher-tier partition "urgent"
+#      (requeue false): the trial is failed with PREEMPTED; (5d) with
+#      requeue true, the preempted job is requeued and completes the trial;
 #   6. the worker killed (a crash restart of the server): the trial is
-#      interrupted, the job's agent stops and the job ends by itself.
+#      interrupted, the job's agent stops and the job ends by itself;
+#   7. the worker killed while its job waits behind two others: the first
+#      reap after the restart interrupts the trial and cancels the job;
+#   8. the job's agent stopped (SIGSTOP): once its lease expires the
+#      worker interrupts the trial and cancels the job.
 #
 # Needs the running cluster (SLURM_CONF), a server reachable through the
 # PG* environment (pg_virtualenv) with tuner installed, whose OS user may
 # submit jobs, and the agent built (TUNER_AGENT, default
 # src/agent/tuner-agent; copied to a directory the server's user can read
-# and named by tuner.agent_path).  About 2.5 minutes, most of it the
-# time-limit job.
+# and named by tuner.agent_path).  About 5 minutes, most of it the
+# time-limit job, the requeued jobs' waits and the lost agent's lease.
 set -euo pipefail
 # shellcheck source=tests/slurm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -44,7 +52,8 @@ ballast = bytearray(32 << 20)
 time.sleep(c["_settings"].get("sleep", 3))
 print(json.dumps({"value": (c["x"] - 0.3) ** 2 + (c["y"] - 0.6) ** 2,
                   "_node": os.environ.get("SLURMD_NODENAME", ""),
-                  "_job": os.environ.get("SLURM_JOB_ID", "")}))
+                  "_job": os.environ.get("SLURM_JOB_ID", ""),
+                  "_restarts": os.environ.get("SLURM_RESTART_COUNT", "0")}))
 EOF
 chmod 755 "$WORK/f.py"
 sql "SELECT tuner.register_runner('slurm_f', '$WORK/f.py', '{}', '{\"sleep\": 3}')" >/dev/null
@@ -95,6 +104,17 @@ nothing_left() { # nothing_left JOB: no job in squeue, no runner process of WORK
 	fail "job $1 or its runner is left: $(squeue) $(pgrep -af "$WORK/f.py")"
 }
 
+# wait_node NODE: until the node is idle again (resumed after a while)
+wait_node() {
+	local i st
+	for ((i = 0; i < 150; i++)); do
+		st=$(sinfo -h -n "$1" -o %T)
+		[ "$st" = idle ] && return 0
+		[ "$i" = 25 ] && scontrol update nodename="$1" state=resume 2>/dev/null
+		sleep 0.2
+	done
+	fail "node $1 did not come back: $st"
+}
 # --- 1. six trials, two at a time, on two nodes -------------------------------
 study slurm_six "{\"partition\": \"tuner\", \"time_limit_s\": 300, \"nodes\": 1, \"ntasks\": 1,
                  \"output_dir\": \"$WORK/out\"}"
@@ -216,14 +236,87 @@ wait_job slurm_node 60
 got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_node'")
 [[ "$got" == "failed: Slurm job $job ended NODE_FAIL"* ]] || fail "trial of a failed node: $got"
 nothing_left "$job"
+wait_node "$node"
+ok "node $node DOWN under job $job: trial $got; nothing left running; the node is back"
+# --- 5b. a node fails under a job (requeue true) -------------------------------
+# Slurm requeues the job (the same id; it waits cred_expire, 20 s on the
+# test cluster, before it may start again): its trial stays running,
+# held by slurm-JOBID; the requeued job's agent claims it again and the
+# runner runs from the start; the trial completes, its accounting names
+# the earlier run (NODE_FAIL).
+study slurm_requeue '{"time_limit_s": 300, "requeue": true}' '{"sleep": 10}'
+sql "SELECT tuner.run('slurm_requeue', 1, 1)" >/dev/null
+job=$(running_job slurm_requeue)
+node=$(squeue -h -j "$job" -o %N)
+scontrol update nodename="$node" state=down reason=tuner-test
 for ((i = 0; i < 150; i++)); do
-	st=$(sinfo -h -n "$node" -o %T)
-	[ "$st" = idle ] && break
-	[ "$i" = 25 ] && scontrol update nodename="$node" state=resume 2>/dev/null
+	[ "$(squeue -h -j "$job" -o %T)" = PENDING ] && ! pgrep -f "$WORK/f.py" >/dev/null && break
 	sleep 0.2
 done
-[ "$st" = idle ] || fail "node $node did not come back: $st"
-ok "node $node DOWN under job $job: trial $got; nothing left running; the node is back"
+[ "$(squeue -h -j "$job" -o %T)" = PENDING ] || fail "job $job was not requeued: $(squeue -j "$job")"
+got=$(sql "SELECT state || ' ' || worker FROM tuner.trials WHERE study = 'slurm_requeue'")
+[ "$got" = "running slurm-$job" ] || fail "the trial of requeued job $job: $got"
+ok "node $node DOWN under job $job (requeue true): the job is requeued, its trial stays $got"
+wait_node "$node"
+wait_job slurm_requeue 180
+got=$(sql "SELECT state || ' ' || worker || ' ' || (details ->> '_job') || ' ' || (details ->> '_restarts')
+                  || ' ' || (details -> 'slurm' ->> 'state')
+                  || ' ' || (details -> 'slurm' -> 'requeues' -> 0 ->> 'state')
+                  || ' ' || jsonb_array_length(details -> 'slurm' -> 'requeues')
+             FROM tuner.trials WHERE study = 'slurm_requeue'")
+[ "$got" = "complete slurm-$job $job 1 COMPLETED NODE_FAIL 1" ] ||
+	fail "the requeued trial (state worker job restarts slurm.state requeues): $got
+$(sql "SELECT error, details FROM tuner.trials WHERE study = 'slurm_requeue'")"
+[ "$(sql "SELECT count(*) FROM tuner.trials WHERE study = 'slurm_requeue'")" = 1 ] ||
+	fail "the requeued trial was retried as another trial"
+nothing_left "$job"
+ok "the requeued job $job ran again and its agent completed the same trial (accounting: requeued after NODE_FAIL)"
+# --- 5c. a job preempted (requeue false) ----------------------------------------
+# A job of the higher-tier partition "urgent" takes the trial's node
+# (PreemptType=preempt/partition_prio, PreemptMode=REQUEUE): a job that may
+# not be requeued is cancelled, PREEMPTED, and its trial failed with that.
+study slurm_preempt '{"time_limit_s": 300, "requeue": false}' '{"sleep": 120}'
+sql "SELECT tuner.run('slurm_preempt', 1, 1)" >/dev/null
+job=$(running_job slurm_preempt)
+node=$(squeue -h -j "$job" -o %N)
+urgent=$(sbatch --parsable --partition=urgent --nodelist="$node" --chdir=/tmp -o /dev/null --wrap 'sleep 3')
+wait_job slurm_preempt 60
+got=$(sql "SELECT state || ': ' || error FROM tuner.trials WHERE study = 'slurm_preempt'")
+[[ "$got" == "failed: Slurm job $job ended PREEMPTED"* ]] || fail "trial of a preempted job: $got"
+[ "$(sql "SELECT details -> 'slurm' ->> 'state' FROM tuner.trials WHERE study = 'slurm_preempt'")" = PREEMPTED ] ||
+	fail "the preempted trial's accounting: $(sql "SELECT details FROM tuner.trials WHERE study = 'slurm_preempt'")"
+nothing_left "$job"
+for ((i = 0; i < 150; i++)); do
+	s=$(sacct -n -P -X -j "$urgent" -o State)
+	[ "$s" = COMPLETED ] && break
+	sleep 0.2
+done
+[ "$s" = COMPLETED ] || fail "the preempting job $urgent: $s"
+ok "job $job preempted by job $urgent (partition urgent): trial $got; nothing left running"
+# --- 5d. a job preempted (requeue true) -----------------------------------------
+# The same preemption of a job that may be requeued: Slurm requeues it, its
+# trial stays running and completes in the job's next run, once the
+# preempting job is done and cred_expire has passed.
+study slurm_preempt_rq '{"time_limit_s": 300, "requeue": true}' '{"sleep": 10}'
+sql "SELECT tuner.run('slurm_preempt_rq', 1, 1)" >/dev/null
+job=$(running_job slurm_preempt_rq)
+node=$(squeue -h -j "$job" -o %N)
+urgent=$(sbatch --parsable --partition=urgent --nodelist="$node" --chdir=/tmp -o /dev/null --wrap 'sleep 3')
+for ((i = 0; i < 150; i++)); do
+	[ "$(squeue -h -j "$job" -o %T)" = PENDING ] && ! pgrep -f "$WORK/f.py" >/dev/null && break
+	sleep 0.2
+done
+[ "$(squeue -h -j "$job" -o %T)" = PENDING ] || fail "preempted job $job was not requeued: $(squeue -a)"
+got=$(sql "SELECT state || ' ' || worker FROM tuner.trials WHERE study = 'slurm_preempt_rq'")
+[ "$got" = "running slurm-$job" ] || fail "the trial of preempted and requeued job $job: $got"
+wait_job slurm_preempt_rq 180
+got=$(sql "SELECT state || ' ' || (details ->> '_restarts') || ' ' || (details -> 'slurm' ->> 'state')
+                  || ' ' || (details -> 'slurm' -> 'requeues' -> 0 ->> 'state')
+             FROM tuner.trials WHERE study = 'slurm_preempt_rq'")
+[ "$got" = "complete 1 COMPLETED PREEMPTED" ] ||
+	fail "the preempted, requeued trial (state restarts slurm.state requeues): $got"
+nothing_left "$job"
+ok "job $job preempted by job $urgent (requeue true): requeued, the same trial completed in its next run"
 # --- 6. the worker dies under a job (a crash of the server) -------------------
 # kill -9 of the worker: the server restarts after a crash; the trial is
 # interrupted as a local trial is (tuner.reap, "server restarted"), and the
@@ -251,4 +344,77 @@ nothing_left "$job"
 	fail "a trial of the crashed worker is still running"
 s=$(sacct -n -P -X -j "$job" -o State)
 ok "worker killed under job $job: trial $got, the job ended by itself ($s); nothing left running"
+# --- 7. a job still pending when the server crashes ---------------------------
+# Both nodes busy with jobs of another user of the cluster: the trial's job
+# waits in Slurm's queue; the worker is killed (the server restarts).  The
+# next reap after the restart (tuner.progress, tuner.run, tuner.reap, an
+# agent's call) interrupts the trial (server restarted) and cancels its
+# job: nothing stays pending or running in either system.
+blockers=""
+for node in tn1 tn2; do
+	blockers="$blockers $(sbatch --parsable --nodelist=$node --chdir=/tmp -o /dev/null --wrap 'sleep 600')"
+done
+# shellcheck disable=SC2064,SC2086
+trap "slurm_test_cleanup $blockers" EXIT
+study slurm_pending '{"time_limit_s": 300}' '{"sleep": 3}'
+sql "SELECT tuner.run('slurm_pending', 1, 1)" >/dev/null
+for ((i = 0; i < 300; i++)); do
+	got=$(sql "SELECT slurm_job || ' ' || slurm_state FROM tuner.progress WHERE study = 'slurm_pending'")
+	[[ "$got" == *" PENDING" ]] && break
+	sleep 0.2
+done
+[[ "$got" == *" PENDING" ]] || fail "the trial's job is not pending behind the blockers: $got $(squeue)"
+job=${got% *}
+[ "$(squeue -h -j "$job" -o %T)" = PENDING ] || fail "squeue: job $job is not pending"
+pid=$(sql "SELECT worker_pid FROM tuner.trials t JOIN tuner.trial x ON x.id = t.trial WHERE t.study = 'slurm_pending' AND t.state = 'running'")
+[ -n "$pid" ] || fail "no worker pid for the crash"
+kill -KILL "$pid"
+sleep 1
+for ((i = 0; i < 300; i++)); do
+	sql "SELECT 1" >/dev/null 2>&1 && break
+	sleep 0.2
+done
+# what an operator looks at after the restart
+sql "SELECT count(*) FROM tuner.progress" >/dev/null
+for ((i = 0; i < 150; i++)); do
+	[ -z "$(squeue -h -j "$job" -t PENDING,RUNNING,COMPLETING -o %i 2>/dev/null)" ] && break
+	sleep 0.2
+done
+got=$(sql "SELECT state || ': ' || COALESCE(error, '-') || ' ' || COALESCE(details -> 'slurm' ->> 'state', '-')
+             FROM tuner.trials WHERE study = 'slurm_pending' AND retry_of IS NULL")
+[ "$got" = "interrupted: server restarted CANCELLED" ] || fail "the trial of a job pending at the crash: $got"
+[ -z "$(squeue -h -j "$job" -t PENDING,RUNNING,COMPLETING -o %i)" ] || fail "job $job is left: $(squeue -j "$job")"
+# shellcheck disable=SC2086
+scancel $blockers
+nothing_left "$job"
+for ((i = 0; i < 150; i++)); do
+	[ -z "$(squeue -h -t PENDING,RUNNING,COMPLETING -o %i)" ] && break
+	sleep 0.2
+done
+[ "$(sql "SELECT count(*) FROM tuner.trials WHERE study = 'slurm_pending' AND state = 'running'")" = 0 ] ||
+	fail "a trial of the crashed worker is still running"
+ok "worker killed while job $job was pending: after the restart the trial is $got; the job is gone from the queue"
+# --- 8. the agent inside a running job is lost ---------------------------------
+# The agent stopped (SIGSTOP: no heartbeat, its runner goes on): once the
+# trial's lease (30 s) expires, the worker's reap interrupts the trial
+# ("lease expired") and cancels the job at once; Slurm kills the stopped
+# agent and its runner.
+sql "SELECT tuner.create_study('slurm_lost', 'value', 'minimize',
+       '{\"seed\": 31, \"lease_s\": 30, \"max_retries\": 0, \"executor\": \"slurm\",
+         \"slurm\": {\"time_limit_s\": 300}, \"runner\": {\"sleep\": 120}}', runner => 'slurm_f')" >/dev/null
+sql "SELECT tuner.add_parameter('slurm_lost', 'x', 'float', 0, 1)" >/dev/null
+sql "SELECT tuner.add_parameter('slurm_lost', 'y', 'float', 0, 1)" >/dev/null
+sql "SELECT tuner.run('slurm_lost', 1, 1)" >/dev/null
+job=$(running_job slurm_lost)
+trial=$(sql "SELECT trial FROM tuner.trials WHERE study = 'slurm_lost'")
+agent=$(pgrep -o -f "tuner-agent --trial $trial ")
+[ -n "$agent" ] || fail "no agent process of trial $trial"
+kill -STOP "$agent"
+wait_job slurm_lost 120
+got=$(sql "SELECT state || ': ' || COALESCE(error, '-') || ' ' || COALESCE(details -> 'slurm' ->> 'state', '-')
+             FROM tuner.trials WHERE study = 'slurm_lost'")
+[ "$got" = "interrupted: lease expired CANCELLED" ] || fail "the trial of a lost agent: $got"
+nothing_left "$job"
+pgrep -f "tuner-agent --trial $trial " >/dev/null && fail "the stopped agent of trial $trial is left"
+ok "agent of job $job stopped: the trial is $got; job, agent and runner gone"
 echo "test_executor: all passed"
