@@ -12,7 +12,13 @@
 #     the cluster by tuner.slurm_conf, as a Slurm study needs.
 #   slurm_test_cleanup [JOB...]: cancels the given jobs and every job
 #     named tuner-trial-*, drops DB and removes WORK (the tests' EXIT trap).
-#   fail MESSAGE, ok MESSAGE, sql STATEMENT.
+#   fail MESSAGE, ok MESSAGE, sql STATEMENT, ... | note.
+#
+# The output is TAP: "ok N - ..." for each check, "not ok N - ..." for the
+# one that failed (a test stops at its first failure), other lines as
+# comments, and the plan "1..N" at exit (slurm_test_cleanup), so prove
+# runs each file as a test (tests/slurm/run.sh).
+SLURM_TEST_COUNT=0
 
 slurm_test_begin() {
 	SLURM_TEST_NAME=$1
@@ -44,6 +50,7 @@ slurm_test_database() {
 
 slurm_test_cleanup() {
 	local jobs
+	echo "1..$SLURM_TEST_COUNT"
 	jobs=$(squeue -h -o '%i %j' 2>/dev/null | awk '$2 ~ /^tuner-trial-/ {print $1}' | tr '\n' ' ') || true
 	jobs="$jobs $*"
 	# shellcheck disable=SC2086
@@ -56,6 +63,8 @@ slurm_test_cleanup() {
 # last lines of a CI log name the failure.
 fail() {
 	local f
+	SLURM_TEST_COUNT=$((SLURM_TEST_COUNT + 1))
+	echo "not ok $SLURM_TEST_COUNT - $(head -1 <<<"$*")"
 	echo "$SLURM_TEST_NAME: FAILED: $*" >&2
 	for f in "$WORK"/*.out "$WORK"/out/*.out; do
 		[ -f "$f" ] || continue
@@ -65,5 +74,9 @@ fail() {
 	echo "$SLURM_TEST_NAME: FAILED: $*" >&2
 	exit 1
 }
-ok() { echo "ok - $1"; }
+ok() {
+	SLURM_TEST_COUNT=$((SLURM_TEST_COUNT + 1))
+	echo "ok $SLURM_TEST_COUNT - $1"
+}
 sql() { psql -X -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
+note() { sed 's/^/# /'; } # what a test shows besides its checks, as TAP comments

@@ -66,11 +66,12 @@ got=$(grep -o '^[a-z0-9-]*: running' <<<"$status" | cut -d: -f1 | tr '\n' ' ')
 grep -qE '^tn1 tuner\* idle' <<<"$status" && grep -qE '^tn2 tuner\* idle' <<<"$status" &&
 	ok "status: tn1 and tn2 idle in partition tuner" || not_ok "status shows the nodes" "$status"
 
-bash tests/slurm/test_cluster.sh || not_ok "tests/slurm/test_cluster.sh"
-pg_virtualenv -t bash tests/slurm/test_agent_job.sh || not_ok "tests/slurm/test_agent_job.sh"
-pg_virtualenv -t bash tests/slurm/test_executor.sh || not_ok "tests/slurm/test_executor.sh"
-pg_virtualenv -t bash tests/slurm/test_fastquery_jobs.sh || not_ok "tests/slurm/test_fastquery_jobs.sh"
-pg_virtualenv -t bash tests/slurm/test_rocksdb_jobs.sh || not_ok "tests/slurm/test_rocksdb_jobs.sh"
+# The test files are TAP; prove runs each (the server tests each in its
+# own throwaway PostgreSQL cluster) and checks its plan.
+prove -v -e bash tests/slurm/test_cluster.sh || not_ok "tests/slurm/test_cluster.sh"
+for t in test_agent_job test_executor test_fastquery_jobs test_rocksdb_jobs; do
+	prove -v -e "pg_virtualenv -t bash" "tests/slurm/$t.sh" || not_ok "tests/slurm/$t.sh"
+done
 
 # stop with a job running: the job is cancelled, its processes and every
 # daemon are gone.

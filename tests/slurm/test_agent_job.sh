@@ -56,7 +56,7 @@ for i in 1 2; do
 	JOBS+=("$id")
 	SUBMITTED[$id]=$t
 done
-echo "test_agent_job: submitted jobs ${JOBS[*]}"
+echo "# test_agent_job: submitted jobs ${JOBS[*]}"
 
 # Both jobs end COMPLETED in Slurm's accounting (bounded wait).
 finished() {
@@ -81,7 +81,7 @@ finished || fail "the jobs did not complete in 120 s: $(squeue) $(sacct -P -j "$
 
 for id in "${JOBS[@]}"; do
 	start=$(cat "$WORK/start-$id")
-	echo "test_agent_job: job $id: submit-to-start $(awk -v a="${SUBMITTED[$id]}" -v b="$start" \
+	echo "# test_agent_job: job $id: submit-to-start $(awk -v a="${SUBMITTED[$id]}" -v b="$start" \
 		'BEGIN {printf "%.2f", b - a}') s, $(sacct -n -P -X -j "$id" -o State,Elapsed,NodeList)"
 done
 
@@ -106,5 +106,5 @@ overlap=$(sql "SELECT count(*) FROM tuner.trials a JOIN tuner.trials b ON a.numb
                   AND a.started_at < b.finished_at AND b.started_at < a.finished_at")
 [ "$overlap" = 1 ] || fail "the two trials did not overlap in time"
 sql "SELECT number, state, worker, details ->> '_node' AS node, round(value::numeric, 4) AS value
-       FROM tuner.trials WHERE study = 'slurm' ORDER BY number"
-echo "test_agent_job: 2 trials ran as Slurm jobs on two nodes at once, complete with metrics"
+       FROM tuner.trials WHERE study = 'slurm' ORDER BY number" | note
+ok "2 trials ran as Slurm jobs on two nodes at once, complete with metrics"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # test_cluster.sh: real jobs on the running local Slurm test cluster
 # (tests/slurm/cluster.sh start; SLURM_CONF from `cluster.sh env`, or
-# TUNER_SLURM_DIR).  Each check prints "ok - ..." or "not ok - ..."; the
-# script prints "N passed, N failed" and exits non-zero on any failure.
+# TUNER_SLURM_DIR).  TAP: each check prints "ok N - ..." or "not ok N -
+# ...", the plan comes last; exits non-zero on any failure.
 #   1. two jobs at once run on the two nodes (squeue: both RUNNING);
 #   2. a finished job's accounting (sacct): COMPLETED, elapsed, node list,
 #      MaxRSS of its batch step near what it allocated;
@@ -38,13 +38,13 @@ trap cleanup EXIT
 passed=0
 failed=0
 ok() {
-	echo "ok - $1"
 	passed=$((passed + 1))
+	echo "ok $((passed + failed)) - $1"
 }
 not_ok() {
-	echo "not ok - $1"
-	[ -n "${2:-}" ] && echo "$2" | tail -20 | sed 's/^/    /'
 	failed=$((failed + 1))
+	echo "not ok $((passed + failed)) - $1"
+	[ -n "${2:-}" ] && echo "$2" | tail -20 | sed 's/^/#   /'
 }
 # expect NAME GOT WANT: ok when GOT equals WANT.
 expect() {
@@ -222,5 +222,6 @@ else
 fi
 expect "time limit: its limit in sacct" "$(acct "$g" Timelimit)" "00:01:00"
 
-echo "$passed passed, $failed failed"
+echo "# $passed passed, $failed failed"
+echo "1..$((passed + failed))"
 [ "$failed" -eq 0 ]

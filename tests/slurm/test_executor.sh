@@ -164,12 +164,12 @@ sql "SELECT 'overhead per trial (s): min ' || round(min(d)::numeric, 2) || ', me
             || ', max ' || round(max(d)::numeric, 2) || '; 6 trials in '
             || round(extract(epoch FROM max(finished_at) - min(started_at))::numeric, 1) || ' s'
        FROM (SELECT extract(epoch FROM finished_at - started_at) - 3 AS d, started_at, finished_at
-               FROM tuner.trials WHERE study = 'slurm_six') x"
+               FROM tuner.trials WHERE study = 'slurm_six') x" | note
 sql "SELECT number, worker, details -> 'slurm' ->> 'nodes' AS node,
             details -> 'slurm' ->> 'queue_wait_s' AS wait_s, details -> 'slurm' ->> 'elapsed_s' AS elapsed_s,
             details -> 'slurm' ->> 'cpu_s' AS cpu_s, details -> 'slurm' ->> 'max_rss_kib' AS max_rss_kib,
             round(value::numeric, 4) AS value
-       FROM tuner.trials WHERE study = 'slurm_six' ORDER BY number"
+       FROM tuner.trials WHERE study = 'slurm_six' ORDER BY number" | note
 
 # --- 2. a job scancel'ed mid-trial --------------------------------------------
 study slurm_cancel '{"time_limit_s": 300}' '{"sleep": 120}'
@@ -417,4 +417,4 @@ got=$(sql "SELECT state || ': ' || COALESCE(error, '-') || ' ' || COALESCE(detai
 nothing_left "$job"
 pgrep -f "tuner-agent --trial $trial " >/dev/null && fail "the stopped agent of trial $trial is left"
 ok "agent of job $job stopped: the trial is $got; job, agent and runner gone"
-echo "test_executor: all passed"
+echo "# test_executor: all passed"

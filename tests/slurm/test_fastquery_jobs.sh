@@ -38,7 +38,7 @@ for ((i = 0; i < 600 * 5; i++)); do
 done
 sql "SELECT number, state, worker, params ->> 'ranks' AS ranks, details -> 'slurm' ->> 'nodes' AS node,
             details -> 'slurm' ->> 'elapsed_s' AS elapsed_s, round(value::numeric, 3) AS total_s, error
-       FROM tuner.trials WHERE study = 'fq_jobs' ORDER BY number"
+       FROM tuner.trials WHERE study = 'fq_jobs' ORDER BY number" | note
 got=$(sql "SELECT count(*) || ' ' || count(*) FILTER (WHERE state = 'complete' AND value > 0
                                                    AND details -> 'slurm' ->> 'state' = 'COMPLETED'
                                                    AND worker = 'slurm-' || (details -> 'slurm' ->> 'job_id'))
@@ -57,4 +57,4 @@ for row in $(sql "SELECT (details -> 'slurm' ->> 'job_id') || ':' || (params ->>
 done
 ranks=$(sql "SELECT string_agg(DISTINCT params ->> 'ranks', ',') FROM tuner.trials WHERE study = 'fq_jobs'")
 ok "every job's srun steps ran as many tasks as its trial's ranks (ranks seen: $ranks)"
-echo "test_fastquery_jobs: all passed"
+echo "# test_fastquery_jobs: all passed"

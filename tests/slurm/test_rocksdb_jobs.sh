@@ -45,7 +45,7 @@ sql "SELECT number, state, worker, details -> 'slurm' ->> 'nodes' AS node,
             details -> 'slurm' ->> 'elapsed_s' AS elapsed_s, details -> 'slurm' ->> 'max_rss_kib' AS max_rss_kib,
             round(value::numeric, 3) AS ratio, round(std_error::numeric, 3) AS se,
             round((metrics ->> 'ops_per_sec')::numeric) AS ops_per_sec, error
-       FROM tuner.trials WHERE study = 'rdb_jobs' ORDER BY number"
+       FROM tuner.trials WHERE study = 'rdb_jobs' ORDER BY number" | note
 got=$(sql "SELECT count(*) || ' ' || count(*) FILTER (WHERE state = 'complete' AND value > 0 AND std_error >= 0
                                                    AND (metrics ->> 'ops_per_sec')::float8 > 0
                                                    AND (metrics ->> 'write_amp')::float8 > 0
@@ -67,4 +67,4 @@ overlap=$(sql "SELECT max(n) FROM (SELECT count(*) AS n FROM tuner.trials a JOIN
 [ "$overlap" = 2 ] && [ "$max_out" -le 2 ] ||
 	fail "2 trials at once, never more than 2 jobs: $overlap at once, $max_out jobs outstanding"
 ok "sacct: the 4 jobs COMPLETED; 2 ran at once, never more than 2 jobs outstanding"
-echo "test_rocksdb_jobs: all passed"
+echo "# test_rocksdb_jobs: all passed"
