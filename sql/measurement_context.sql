@@ -51,11 +51,13 @@ SELECT number, state, disturbed, retry_of IS NOT NULL AS is_retry FROM tuner.tri
 SELECT tuner.create_study('mc_agent', 'x', settings => '{"seed": 1, "max_disturbance": 0.5}') > 0 AS created;
 SELECT tuner.add_parameter('mc_agent', 'x', 'float', 0, 1);
 SELECT trial AS t1 FROM tuner.agent_claim('mc_agent', 'mc-agent-1') \gset
+SELECT count(*) AS reported FROM tuner.report_progress(:t1, 1, '{"x": 0.4}');
 SELECT f ->> 'state' AS state, f ->> 'recorded' AS recorded
   FROM tuner.agent_finish(:t1, 'mc-agent-1', 0, 'exited with exit code 0', '{"x": 0.5}', '', 1.5,
 						  NULL, NULL, '{"elapsed_s": 1.5, "runner_cpu_s": 1.2, "cpus": 4, "others_cpu_share": 0.75, "steal_share": 0.01, "io_busy_share": 0.2, "io_device": "nvme0n1", "load1": 5.1}') f;
 SELECT details -> 'context' AS context, disturbed FROM tuner.trials WHERE trial = :t1;
 SELECT trial AS t2 FROM tuner.agent_claim('mc_agent', 'mc-agent-1') \gset
+SELECT count(*) AS reported FROM tuner.report_progress(:t2, 1, '{"x": 0.3}');
 SELECT f ->> 'state' AS state
   FROM tuner.agent_finish(:t2, 'mc-agent-1', 0, 'exited with exit code 0', '{"x": 0.25}', '', 1.5,
 						  NULL, NULL, '{"elapsed_s": 1.5, "others_cpu_share": 0.1}') f;
@@ -66,6 +68,11 @@ SELECT disturbed FROM tuner.studies WHERE name = 'mc_agent';
 SELECT svg LIKE '%fill="#ff7f0e"><title>trial 1: 0.5 (disturbed)</title>%' AS trial1_orange,
 	   svg LIKE '%trial 2: 0.25</title>%' AS trial2_plain
   FROM tuner.plot('mc_agent', 'convergence') svg;
+-- and so does the progress plot: trial 1's curve orange, trial 2's blue
+SELECT svg LIKE '%<title>trial 1 (disturbed): 0.4 at step 1</title>%' AS trial1_disturbed,
+	   svg LIKE '%>disturbed<%' AS in_legend,
+	   svg LIKE '%<title>trial 2: 0.3 at step 1</title>%' AS trial2_plain
+  FROM tuner.plot('mc_agent', 'progress') svg;
 -- an agent that measures nothing (the 9-argument form, or NULL)
 SELECT trial AS t3 FROM tuner.agent_claim('mc_agent', 'mc-agent-1') \gset
 SELECT f ->> 'state' AS state FROM tuner.agent_finish(:t3, 'mc-agent-1', 0, 'exited with exit code 0', '{"x": 0.75}', '', 1.5, NULL, NULL) f;

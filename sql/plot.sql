@@ -167,6 +167,13 @@ SELECT svg LIKE '%fill="#ff7f0e"><title>trial 2: 2 (disturbed)</title>%' AS dist
   FROM tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,2}', '{t,t}', '{f,t}', '{1,1}', '{}', NULL, true, false, 720, 480) svg;
 SELECT tuner._plot_convergence('{t,trial,y}', '{1,2}', '{1,2}', '{t,t}', '{f,f}', '{1,1}', '{}', NULL, true, false, 720, 480)
        NOT LIKE '%disturbed%' AS no_legend_when_none;
+-- and in the progress plot (state 3: complete, disturbed): an orange curve
+SELECT svg LIKE '%stroke="#ff7f0e"%<title>trial 2 (disturbed): 3 at step 2</title>%' AS disturbed_curve_orange,
+       svg LIKE '%>disturbed</text>%' AS disturbed_in_legend,
+       svg LIKE '%<title>trial 1: 2 at step 2</title>%' AS other_plain
+  FROM tuner._plot_progress('{t,step,y}', '{1,1,2,2}', '{1,2,1,2}', '{1,2,2,3}', '{0,0,3,3}', false, 720, 480) svg;
+SELECT tuner._plot_progress('{t,step,y}', '{1,1}', '{1,2}', '{1,2}', '{0,0}', false, 720, 480)
+       NOT LIKE '%disturbed%' AS no_progress_legend_when_none;
 SELECT tuner._plot_slice('{t,x,y}', '{1,2}', '{1,2}', '{1,2}', '{t}', NULL, NULL, false, false, true, 720, 480);
 SELECT tuner._plot_slice('{t,x}', '{1,2}', '{1,2}', '{1,2}', '{t,t}', NULL, NULL, false, false, true, 720, 480);
 SELECT tuner._plot_slice('{t,x,y}', '{1,2}', '{1,2}', '{1,2}', '{t,t}', 2, NULL, false, false, true, 720, 480)

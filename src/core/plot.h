@@ -119,11 +119,13 @@ typedef struct HeatmapPlot
  * Intermediate results (tuner.trial_progress): one curve per trial, the
  * metric against the step.  A pruned trial's curve is dashed and ends in
  * a cross where it was stopped; a trial still running or that failed is
- * grey.  Points come grouped by trial, steps ascending within a trial.
+ * grey; a complete trial that ran while the machine was busy is orange.
+ * Points come grouped by trial, steps ascending within a trial.
  */
-#define PROGRESS_COMPLETE 0
-#define PROGRESS_PRUNED   1
-#define PROGRESS_OTHER    2 /* running, failed, interrupted */
+#define PROGRESS_COMPLETE  0
+#define PROGRESS_PRUNED    1
+#define PROGRESS_OTHER     2 /* running, failed, interrupted */
+#define PROGRESS_DISTURBED 3 /* complete; tuner.trial.disturbed */
 
 typedef struct ProgressPlot
 {

@@ -3,9 +3,10 @@
  *	  The progress plot: every trial's intermediate results as a curve of
  *	  the metric against the step, so that a study's learning curves (and
  *	  where a pruning rule stopped a trial) can be seen at once.  Complete
- *	  trials are blue lines, pruned ones red dashed lines ending in a cross
- *	  at the step they were stopped, others (running, failed) grey.  The
- *	  legend goes where no data is (plot_frame.h).
+ *	  trials are blue lines (orange when the machine was busy while they
+ *	  ran, as in the convergence plot), pruned ones red dashed lines ending
+ *	  in a cross at the step they were stopped, others (running, failed)
+ *	  grey.  The legend goes where no data is (plot_frame.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,7 +31,8 @@ check(const ProgressPlot *p, TunerStatus *status)
 		return status->code;
 	for (i = 0; i < p->n; i++)
 	{
-		if (p->state[i] < PROGRESS_COMPLETE || p->state[i] > PROGRESS_OTHER)
+		if (p->state[i] < PROGRESS_COMPLETE ||
+			p->state[i] > PROGRESS_DISTURBED)
 			return tuner_fail(status, TUNER_ERR_INVALID,
 							  "point %d has an unknown state %d", i + 1,
 							  p->state[i]);
@@ -52,9 +54,10 @@ check(const ProgressPlot *p, TunerStatus *status)
 static const char *
 state_colour(int state)
 {
-	return state == PROGRESS_COMPLETE ? PLOT_BLUE
-		   : state == PROGRESS_PRUNED ? PLOT_RED
-									  : PLOT_GREY;
+	return state == PROGRESS_COMPLETE    ? PLOT_BLUE
+		   : state == PROGRESS_PRUNED    ? PLOT_RED
+		   : state == PROGRESS_DISTURBED ? PLOT_ORANGE
+										 : PLOT_GREY;
 }
 
 /* Draw one trial's curve, points first .. last - 1. */
@@ -68,7 +71,10 @@ draw_curve(const ProgressPlot *p, int first, int end, SvgBuf *buf,
 	int i;
 
 	snprintf(tip, sizeof(tip), "trial %.0f%s: %.6g at step %.6g",
-			 p->number[first], state == PROGRESS_PRUNED ? " (pruned)" : "",
+			 p->number[first],
+			 state == PROGRESS_PRUNED      ? " (pruned)"
+			 : state == PROGRESS_DISTURBED ? " (disturbed)"
+										   : "",
 			 p->value[end - 1], p->step[end - 1]);
 	if (end - first > 1)
 	{
@@ -100,7 +106,7 @@ draw(const ProgressPlot *p, int outside, SvgBuf *buf)
 	double x_hi = p->step[0];
 	double y_lo = p->value[0];
 	double y_hi = p->value[0];
-	int seen[3] = {0, 0, 0};
+	int seen[4] = {0, 0, 0, 0};
 	int first;
 	int i;
 
@@ -118,6 +124,8 @@ draw(const ProgressPlot *p, int outside, SvgBuf *buf)
 		plot_legend_add(&f, PLOT_MARK_LINE, PLOT_BLUE, "complete");
 	if (seen[PROGRESS_PRUNED])
 		plot_legend_add(&f, PLOT_MARK_CROSS, PLOT_RED, "pruned");
+	if (seen[PROGRESS_DISTURBED])
+		plot_legend_add(&f, PLOT_MARK_LINE, PLOT_ORANGE, "disturbed");
 	if (seen[PROGRESS_OTHER])
 		plot_legend_add(&f, PLOT_MARK_LINE, PLOT_GREY, "running or failed");
 	plot_frame_legend_layout(&f, outside);

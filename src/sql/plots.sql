@@ -487,7 +487,8 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- The progress plot of a study: every trial's intermediate values of a
 -- metric (the objective unless one is named) against the step, from
--- tuner.trial_progress, pruned trials marked where they were stopped.
+-- tuner.trial_progress, pruned trials marked where they were stopped,
+-- disturbed ones (tuner.trial.disturbed) drawn apart.
 CREATE OR REPLACE FUNCTION tuner._plot_progress_of(s tuner.study, o record, metric text)
 RETURNS text
 LANGUAGE plpgsql STABLE
@@ -502,7 +503,8 @@ BEGIN
 	SELECT pg_catalog.array_agg(t.number::float8 ORDER BY t.number, p.step),
 		   pg_catalog.array_agg(p.step ORDER BY t.number, p.step),
 		   pg_catalog.array_agg((p.metrics ->> v_metric)::float8 ORDER BY t.number, p.step),
-		   pg_catalog.array_agg(CASE t.state WHEN 'complete' THEN 0 WHEN 'pruned' THEN 1 ELSE 2 END
+		   pg_catalog.array_agg(CASE WHEN t.state = 'complete' AND t.disturbed THEN 3
+									 WHEN t.state = 'complete' THEN 0 WHEN t.state = 'pruned' THEN 1 ELSE 2 END
 								ORDER BY t.number, p.step)
 	  INTO v_numbers, v_steps, v_values, v_states
 	  FROM tuner.trial t
