@@ -182,6 +182,75 @@ def summarise(results):
             print("mean best confirmed ratio: on %.3f, off %.3f" % (means["on"][1], means["off"][1]))
 
 
+def replay(conn, path, rules):
+    """The rules replayed on the 'off' studies' complete trials of an
+    earlier run (its --json): each trial in turn against the complete
+    trials before it, as should_stop would have judged it at each second
+    of its ratio curve (one worker: the trials before it are the complete
+    ones).  How many each rule would have stopped, where, and whether it
+    would have stopped the trial that ended best; the server's own rule
+    code decides (tuner._prune_decision, tuner._prune_model_probability)."""
+    with open(path) as fh:
+        data = json.load(fh)
+    print("| rule | studies | trials | would stop | of their ratio curve seen (mean) | "
+          "stopped the best trial | stopped trials' finals above the default (1.0) |")
+    print("|---|---|---|---|---|---|---|")
+    for rule in rules:
+        n = stopped = best_stopped = above = 0
+        seen = []
+        studies = 0
+        for r in data["results"]:
+            if r["arm"] != "off":
+                continue
+            studies += 1
+            done = []  # (curve, final) of the complete trials so far
+            trials = [c for c in r["curves"] if c["state"] == "complete" and c["curve"]]
+            best = max(c["value"] for c in trials) if trials else None
+            for c in trials:
+                curve = [(float(st), float(v)) for st, v in c["curve"]]
+                stop_at = None
+                for i, (step, v) in enumerate(curve):
+                    if step < rule.get("warmup_steps", 0):
+                        continue
+                    k = rule.get("min_trials", 5)
+                    if rule["rule"] == "median":
+                        value = max(x for _, x in curve[:i + 1])
+                        others = []
+                        for oc, _ in done:
+                            if oc[-1][0] >= step:
+                                upto = [x for st, x in oc if st <= step]
+                                if upto:
+                                    others.append(upto[-1])
+                        stop = q(conn, "SELECT tuner._prune_decision('median', %s::float8[], %s, true, %s, NULL)",
+                                 (others, value, k))[0][0]
+                    else:
+                        partial, final = [], []
+                        for oc, f in done:
+                            if oc[-1][0] >= step:
+                                upto = [x for st, x in oc if st <= step]
+                                if upto:
+                                    partial.append(upto[-1])
+                                    final.append(f)
+                        inc = max((f for _, f in done), default=None)
+                        p = None if inc is None else q(
+                            conn, "SELECT tuner._prune_model_probability(%s::float8[], %s::float8[], %s, %s, true, %s)",
+                            (partial, final, v, inc, k))[0][0]
+                        stop = p is not None and p < rule.get("threshold", 0.05)
+                    if stop:
+                        stop_at = i
+                        break
+                n += 1
+                if stop_at is not None:
+                    stopped += 1
+                    seen.append((stop_at + 1) / len(curve))
+                    best_stopped += c["value"] == best
+                    above += c["value"] > 1.0
+                done.append((curve, c["value"]))
+        print("| `%s` | %d | %d | %d | %s | %d | %d |" % (
+            json.dumps(rule), studies, n, stopped,
+            "-" if not seen else "%.0f %%" % (100 * sum(seen) / len(seen)), best_stopped, above))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=3, help="seeds (studies per arm), default 3")
@@ -196,7 +265,16 @@ def main():
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--smoke", action="store_true",
                     help="a 2-minute check: 1 seed, 45 s budgets, 4 s runs, 2 confirmation pairs")
+    ap.add_argument("--replay", metavar="JSON",
+                    help="no studies: replay pruning rules (--replay-rules) on the 'off' studies of an earlier --json")
+    ap.add_argument("--replay-rules", default='[{"rule": "median", "min_trials": 3}, '
+                    '{"rule": "median", "min_trials": 5}, {"rule": "model", "min_trials": 3}, '
+                    '{"rule": "model", "min_trials": 5}, {"rule": "model", "min_trials": 3, "threshold": 0.2}]',
+                    help="a JSON list of pruning settings for --replay")
     a = ap.parse_args()
+    if a.replay:
+        replay(connect(), a.replay, json.loads(a.replay_rules))
+        return
     if a.smoke:
         a.seeds, a.budget_s, a.duration, a.pairs = 1, 45, 4, 2
     rule = json.loads(a.rule)
