@@ -149,6 +149,39 @@ SELECT count(*) AS progress_seen FROM tuner.trial_progress;
 RESET ROLE;
 SELECT tuner.drop_study('pr_role');
 DROP ROLE regress_tuner_pr;
+-- A confirmation run (tuner.confirm) is never stopped, however low its
+-- curve, and the rule compares a trial with the search's trials only: the
+-- two runs of the recommended configuration below, low all along, neither
+-- stop nor lower the median (2) a search trial is held to.
+SELECT tuner.create_study('pr_confirm', 'ratio', 'maximize',
+	'{"seed": 5, "pruning": {"rule": "median", "min_trials": 3}}') > 0 AS created;
+SELECT tuner.add_parameter('pr_confirm', 'x', 'float', 0, 1, default_value => '0.5');
+DO $$
+DECLARE
+	t bigint;
+BEGIN
+	FOR k IN 1 .. 3 LOOP
+		t := (tuner.suggest_next('pr_confirm') ->> 'trial')::bigint;
+		PERFORM tuner.report_progress(t, 1, jsonb_build_object('ratio', k));
+		PERFORM tuner.report_progress(t, 2, jsonb_build_object('ratio', k));
+		PERFORM tuner.report(t, jsonb_build_object('ratio', k));
+	END LOOP;
+END;
+$$;
+SELECT tuner.confirm('pr_confirm', tuner.trial_id('pr_confirm', 3), pairs => 2, paired => true) AS queued;
+CREATE TEMP TABLE pr_c (k int, trial bigint);
+INSERT INTO pr_c SELECT k, (tuner.suggest_next('pr_confirm') ->> 'trial')::bigint FROM generate_series(1, 2) k;
+SELECT tuner.report_progress(trial, 1, '{"ratio": 0.1}') FROM pr_c ORDER BY k;
+SELECT k, t.source, tuner.should_stop(c.trial) AS stop FROM pr_c c JOIN tuner.trial t ON t.id = c.trial ORDER BY k;
+SELECT tuner.report_progress(trial, 2, '{"ratio": 0.1}') FROM pr_c ORDER BY k;
+SELECT tuner.report(trial, '{"ratio": 0.1}') FROM pr_c ORDER BY k;
+SELECT number, pairs, verdict, lost FROM tuner.confirmation('pr_confirm');
+-- a search trial at 1.5 at step 1: below the search's median 2 (with the
+-- confirmation runs' 0.1s counted it would be above their median 1)
+SELECT (tuner.suggest_next('pr_confirm') ->> 'trial')::bigint AS t_s \gset
+SELECT source FROM tuner.trial WHERE id = :t_s;
+SELECT tuner.report_progress(:t_s, 1, '{"ratio": 1.5}');
+SELECT tuner.should_stop(:t_s) AS stop_search;
 -- settings
 SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": "median"}');
 SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "hyperband"}}');

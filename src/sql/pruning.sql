@@ -185,7 +185,7 @@ BEGIN
 	SELECT CASE WHEN v_max THEN pg_catalog.max(o.value) ELSE pg_catalog.min(o.value) END
 	  INTO v_incumbent
 	  FROM tuner.trial c JOIN tuner.observation o ON o.trial_id = c.id AND o.metric_id = v_metric
-	 WHERE c.study_id = s.id AND c.state = 'complete' AND c.id <> $1;
+	 WHERE c.study_id = s.id AND c.state = 'complete' AND c.id <> $1 AND c.confirms IS NULL;
 	IF v_value IS NULL OR v_incumbent IS NULL THEN
 		RETURN NULL;
 	END IF;
@@ -199,7 +199,7 @@ BEGIN
 		 WHERE p.trial_id = c.id AND p.step <= $2
 		   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number'
 		 ORDER BY p.step DESC LIMIT 1) x
-	 WHERE c.study_id = s.id AND c.state = 'complete' AND c.id <> $1
+	 WHERE c.study_id = s.id AND c.state = 'complete' AND c.id <> $1 AND c.confirms IS NULL
 	   AND EXISTS (SELECT 1 FROM tuner.trial_progress q
 					WHERE q.trial_id = c.id AND q.step >= $2);
 	RETURN tuner._prune_model_probability(COALESCE(v_partial, '{}'), COALESCE(v_final, '{}'),
@@ -232,6 +232,13 @@ BEGIN
 	END IF;
 	IF t.state <> 'running' THEN
 		RETURN t.state = 'pruned';
+	END IF;
+	-- A confirmation run (tuner.confirm: source confirm or baseline)
+	-- measures a chosen configuration, not a candidate: stopping it would
+	-- lose its pair, so no rule stops it, and the rules compare a trial
+	-- with the search's trials only.
+	IF t.confirms IS NOT NULL THEN
+		RETURN false;
 	END IF;
 	SELECT * INTO s FROM tuner.study x WHERE x.id = t.study_id;
 	v_rule := s.settings -> 'pruning';
@@ -272,7 +279,7 @@ BEGIN
 			 WHERE p.trial_id = c.id AND p.step <= v_step
 			   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number'
 			 ORDER BY p.step DESC LIMIT 1) o
-		 WHERE c.study_id = s.id AND c.state = 'complete' AND c.id <> t.id
+		 WHERE c.study_id = s.id AND c.state = 'complete' AND c.id <> t.id AND c.confirms IS NULL
 		   AND EXISTS (SELECT 1 FROM tuner.trial_progress q
 						WHERE q.trial_id = c.id AND q.step >= v_step);
 	ELSE
@@ -296,7 +303,7 @@ BEGIN
 			   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number'
 			 ORDER BY p.step LIMIT 1) o
 		 WHERE c.study_id = s.id AND c.state IN ('running', 'complete', 'pruned')
-		   AND c.id <> t.id;
+		   AND c.id <> t.id AND c.confirms IS NULL;
 	END IF;
 	RETURN tuner._prune_decision(v_rule ->> 'rule', COALESCE(v_others, '{}'), v_value, v_max,
 								 COALESCE((v_rule ->> 'min_trials')::int, 5),
