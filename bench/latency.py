@@ -68,6 +68,24 @@ def failing_points(rng, count, d):
     return np.array(out).reshape(count, d)
 
 
+def row_data(n, d, failed_percent):
+    """The data of the latency row (n, d): its objective f, the n complete
+    trials X and, with failed_percent > 0, round(n * failed_percent / 100)
+    failed trials in the region u_1 + u_2 > 1.4 (X then outside it), else
+    None."""
+    f = smooth_objective(d, seed=1000 * d + n)
+    rng = np.random.default_rng(d * 7919 + n)
+    X = rng.uniform(size=(n, d))
+    n_failed = int(round(n * failed_percent / 100.0))
+    if n_failed == 0:
+        return f, X, None
+    # the completed trials ran: none in the failing region
+    for i in range(n):
+        while X[i, 0] + X[i, 1] > 1.4:
+            X[i] = rng.uniform(size=d)
+    return f, X, failing_points(rng, n_failed, d)
+
+
 def backend_cpu_ns(pid):
     """CPU time a local backend has run, in ns (/proc/PID/schedstat), or None."""
     try:
@@ -292,16 +310,8 @@ def run(ns, ds, reps, sk_reps_large, use_tuner, use_sklearn, use_tpe, log, warm=
         pairs.insert(pairs.index((HEADLINE[1], HEADLINE[0])) + 1, (HEADLINE[1], HEADLINE[0] + 1))
     for d, n in pairs:
         if True:
-            f = smooth_objective(d, seed=1000 * d + n)
-            rng = np.random.default_rng(d * 7919 + n)
-            X = rng.uniform(size=(n, d))
-            n_failed = int(round(n * failed_percent / 100.0))
-            if n_failed > 0:
-                # the completed trials ran: none in the failing region
-                for i in range(n):
-                    while X[i, 0] + X[i, 1] > 1.4:
-                        X[i] = rng.uniform(size=d)
-                X_failed = failing_points(rng, n_failed, d)
+            f, X, X_failed = row_data(n, d, failed_percent)
+            n_failed = 0 if X_failed is None else len(X_failed)
             row = {"n": n, "d": d}
             if use_tuner:
                 study, X, y = tuner_load(conn, d, n, X, f, warm)
