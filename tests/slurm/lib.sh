@@ -12,6 +12,11 @@
 #     the cluster by tuner.slurm_conf, as a Slurm study needs.
 #   slurm_test_cleanup [JOB...]: cancels the given jobs and every job
 #     named tuner-trial-*, drops DB and removes WORK (the tests' EXIT trap).
+#   watch_study_job STUDY SECONDS: waits until the study's tuner.run job
+#     is no longer running (returns 1 if it still runs after SECONDS), and
+#     leaves in MAX_OUT the most tuner-trial-* Slurm jobs outstanding at
+#     once meanwhile.
+#   max_overlap STUDY: the most trials of the study that ran at once.
 #   fail MESSAGE, ok MESSAGE, sql STATEMENT, ... | note.
 #
 # The output is TAP: "ok N - ..." for each check, "not ok N - ..." for the
@@ -57,6 +62,25 @@ slurm_test_cleanup() {
 	[ -n "${jobs// /}" ] && scancel $jobs 2>/dev/null
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
 	rm -rf "$WORK"
+}
+
+watch_study_job() {
+	local i n
+	MAX_OUT=0
+	for ((i = 0; i < $2 * 5; i++)); do
+		n=$(squeue -h -t PENDING,RUNNING,CONFIGURING -o %j | grep -c '^tuner-trial-' || true)
+		[ "$n" -gt "$MAX_OUT" ] && MAX_OUT=$n
+		[ "$(sql "SELECT count(*) FROM tuner.job j JOIN tuner.study s ON s.id = j.study_id
+		           WHERE s.name = '$1' AND j.state = 'running'")" = 0 ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+max_overlap() {
+	sql "SELECT max(n) FROM (SELECT count(*) AS n FROM tuner.trials a JOIN tuner.trials b
+	       ON b.study = a.study AND b.started_at <= a.started_at AND b.finished_at > a.started_at
+	      WHERE a.study = '$1' GROUP BY a.number) c"
 }
 
 # The jobs' output files' tails, between two copies of the message: the

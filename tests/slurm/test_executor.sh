@@ -65,15 +65,10 @@ study() { # study NAME SLURM-SETTINGS [RUNNER-SETTINGS]
 	sql "SELECT tuner.add_parameter('$1', 'x', 'float', 0, 1)" >/dev/null
 	sql "SELECT tuner.add_parameter('$1', 'y', 'float', 0, 1)" >/dev/null
 }
-# wait_job STUDY SECONDS: until the study's tuner.run job is no longer running.
+# wait_job STUDY SECONDS: watch_study_job, failing the test if the job still runs.
 wait_job() {
-	local i
-	for ((i = 0; i < $2 * 5; i++)); do
-		[ "$(sql "SELECT count(*) FROM tuner.job j JOIN tuner.study s ON s.id = j.study_id
-		           WHERE s.name = '$1' AND j.state = 'running'")" = 0 ] && return 0
-		sleep 0.2
-	done
-	fail "the job of study $1 did not end in $2 s: $(sql "SELECT number, state, worker, error FROM tuner.trials WHERE study = '$1'") $(squeue)"
+	watch_study_job "$1" "$2" ||
+		fail "the job of study $1 did not end in $2 s: $(sql "SELECT number, state, worker, error FROM tuner.trials WHERE study = '$1'") $(squeue)"
 }
 # running_job STUDY: the Slurm job id of the study's trial once its job runs.
 running_job() {
@@ -119,15 +114,7 @@ wait_node() {
 study slurm_six "{\"partition\": \"tuner\", \"time_limit_s\": 300, \"nodes\": 1, \"ntasks\": 1,
                  \"output_dir\": \"$WORK/out\"}"
 [ "$(sql "SELECT tuner.run('slurm_six', 6, 2)")" = 2 ] || fail "tuner.run did not start 2 workers"
-max_out=0
-for ((i = 0; i < 900; i++)); do
-	n=$(squeue -h -t PENDING,RUNNING,CONFIGURING -o %j | grep -c '^tuner-trial-' || true)
-	[ "$n" -gt "$max_out" ] && max_out=$n
-	[ "$(sql "SELECT count(*) FROM tuner.job j JOIN tuner.study s ON s.id = j.study_id
-	           WHERE s.name = 'slurm_six' AND j.state = 'running'")" = 0 ] && break
-	sleep 0.2
-done
-wait_job slurm_six 5
+wait_job slurm_six 185
 got=$(sql "SELECT count(*) || ' ' || count(*) FILTER (WHERE state = 'complete' AND value IS NOT NULL)
              || ' ' || count(*) FILTER (WHERE worker = 'slurm-' || (details -> 'slurm' ->> 'job_id')
                                          AND details ->> '_job' = details -> 'slurm' ->> 'job_id'
@@ -151,12 +138,10 @@ for id in $(sql "SELECT details -> 'slurm' ->> 'job_id' FROM tuner.trials WHERE 
 	[ "$s" = COMPLETED ] || fail "sacct says job $id is $s"
 done
 ok "sacct: the 6 jobs COMPLETED"
-overlap=$(sql "SELECT max(n) FROM (SELECT count(*) AS n FROM tuner.trials a JOIN tuner.trials b
-                 ON b.study = a.study AND b.started_at <= a.started_at AND b.finished_at > a.started_at
-                WHERE a.study = 'slurm_six' GROUP BY a.number) c")
+overlap=$(max_overlap slurm_six)
 [ "$overlap" = 2 ] || fail "at most 2 trials at once, and 2 at some time: got $overlap"
-[ "$max_out" -le 2 ] || fail "$max_out jobs were outstanding at once (parallel 2)"
-ok "2 trials ran at once, never more than 2 jobs outstanding (seen $max_out)"
+[ "$MAX_OUT" -le 2 ] || fail "$MAX_OUT jobs were outstanding at once (parallel 2)"
+ok "2 trials ran at once, never more than 2 jobs outstanding (seen $MAX_OUT)"
 # What a trial costs beyond its runner (3 s): submission, Slurm's queue and
 # start, the agent's connection and claim, the recording; and the span.
 sql "SELECT 'overhead per trial (s): min ' || round(min(d)::numeric, 2) || ', median '

@@ -31,11 +31,7 @@ sql "SELECT tuner.create_study('fq_jobs', preset => 'fastquery', settings => '{\
        \"runner\": {\"particles\": 1048576, \"random_queries\": 4, \"max_ranks\": 2,
                    \"mpiexec\": \"$SRUN\", \"data_dir\": \"$WORK/data\"}}')" >/dev/null
 [ "$(sql "SELECT tuner.run('fq_jobs', 6, 2)")" = 2 ] || fail "tuner.run did not start 2 workers"
-for ((i = 0; i < 600 * 5; i++)); do
-	[ "$(sql "SELECT count(*) FROM tuner.job j JOIN tuner.study s ON s.id = j.study_id
-	           WHERE s.name = 'fq_jobs' AND j.state = 'running'")" = 0 ] && break
-	sleep 0.2
-done
+watch_study_job fq_jobs 600 || true
 sql "SELECT number, state, worker, params ->> 'ranks' AS ranks, details -> 'slurm' ->> 'nodes' AS node,
             details -> 'slurm' ->> 'elapsed_s' AS elapsed_s, round(value::numeric, 3) AS total_s, error
        FROM tuner.trials WHERE study = 'fq_jobs' ORDER BY number" | note

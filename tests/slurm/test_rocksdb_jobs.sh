@@ -33,14 +33,7 @@ sql "SELECT tuner.create_study('rdb_jobs', preset => 'rocksdb', settings => '{\"
        \"slurm\": {\"nodes\": 1, \"ntasks\": 1, \"time_limit_s\": 600, \"output_dir\": \"$WORK/out\"},
        \"runner\": {\"duration_s\": 2, \"paired\": true, \"num_keys\": 100000, \"work_dir\": \"$WORK/wd\"}}')" >/dev/null
 [ "$(sql "SELECT tuner.run('rdb_jobs', 4, 2)")" = 2 ] || fail "tuner.run did not start 2 workers"
-max_out=0
-for ((i = 0; i < 300 * 5; i++)); do
-	n=$(squeue -h -t PENDING,RUNNING,CONFIGURING -o %j | grep -c '^tuner-trial-' || true)
-	[ "$n" -gt "$max_out" ] && max_out=$n
-	[ "$(sql "SELECT count(*) FROM tuner.job j JOIN tuner.study s ON s.id = j.study_id
-	           WHERE s.name = 'rdb_jobs' AND j.state = 'running'")" = 0 ] && break
-	sleep 0.2
-done
+watch_study_job rdb_jobs 300 || true
 sql "SELECT number, state, worker, details -> 'slurm' ->> 'nodes' AS node,
             details -> 'slurm' ->> 'elapsed_s' AS elapsed_s, details -> 'slurm' ->> 'max_rss_kib' AS max_rss_kib,
             round(value::numeric, 3) AS ratio, round(std_error::numeric, 3) AS se,
@@ -61,10 +54,8 @@ for id in $(sql "SELECT details -> 'slurm' ->> 'job_id' FROM tuner.trials WHERE 
 	s=$(sacct -n -P -X -j "$id" -o State)
 	[ "$s" = COMPLETED ] || fail "sacct says job $id is $s"
 done
-overlap=$(sql "SELECT max(n) FROM (SELECT count(*) AS n FROM tuner.trials a JOIN tuner.trials b
-                 ON b.study = a.study AND b.started_at <= a.started_at AND b.finished_at > a.started_at
-                WHERE a.study = 'rdb_jobs' GROUP BY a.number) c")
-[ "$overlap" = 2 ] && [ "$max_out" -le 2 ] ||
-	fail "2 trials at once, never more than 2 jobs: $overlap at once, $max_out jobs outstanding"
+overlap=$(max_overlap rdb_jobs)
+[ "$overlap" = 2 ] && [ "$MAX_OUT" -le 2 ] ||
+	fail "2 trials at once, never more than 2 jobs: $overlap at once, $MAX_OUT jobs outstanding"
 ok "sacct: the 4 jobs COMPLETED; 2 ran at once, never more than 2 jobs outstanding"
 echo "# test_rocksdb_jobs: all passed"
