@@ -436,7 +436,8 @@ $$;
 -- state (PENDING, RUNNING; tuner.progress shows them).  Once the trial
 -- is over and the job too, and sacct has the job's final state (or 30 s
 -- after the trial ended), the job's accounting goes into the trial's
--- details.slurm and 'done' is returned; else 'wait'.  A job still there a minute after its trial ended is cancelled.
+-- details.slurm and 'done' is returned; else 'wait'.  A job still there
+-- a minute after its trial ended is cancelled.
 -- The trial's study is reaped first: a running job whose agent is lost
 -- (hung, stopped: no heartbeat for a lease) has its trial interrupted
 -- ("lease expired", retried as any such trial) and is cancelled at once.
@@ -507,6 +508,24 @@ BEGIN
 END;
 $$;
 
+-- Cancel a Slurm job (scancel); a failure is a WARNING with scancel's
+-- message, and false.
+CREATE OR REPLACE FUNCTION tuner._slurm_scancel(job bigint)
+RETURNS bool
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	r record;
+BEGIN
+	r := tuner._slurm_command('scancel', ARRAY[job::text]);
+	IF r.exit_code IS DISTINCT FROM 0 THEN
+		RAISE WARNING 'scancel of Slurm job % failed: %', job, pg_catalog.btrim(r.stderr, E' \t\r\n');
+		RETURN false;
+	END IF;
+	RETURN true;
+END;
+$$;
+
 -- Worker: cancel a trial's job (scancel) and interrupt the trial with the
 -- reason (tuner.stop: "stopped"), unless it is already over.
 CREATE OR REPLACE FUNCTION tuner._slurm_cancel(trial bigint, job bigint, reason text)
@@ -514,13 +533,9 @@ RETURNS void
 LANGUAGE plpgsql
 AS $$
 DECLARE
-	r record;
 	v_state text;
 BEGIN
-	r := tuner._slurm_command('scancel', ARRAY[job::text]);
-	IF r.exit_code IS DISTINCT FROM 0 THEN
-		RAISE WARNING 'scancel of Slurm job % failed: %', job, pg_catalog.btrim(r.stderr, E' \t\r\n');
-	END IF;
+	PERFORM tuner._slurm_scancel(job);
 	SELECT x.state INTO v_state FROM tuner.trial x WHERE x.id = $1 FOR NO KEY UPDATE;
 	IF v_state = 'running' THEN
 		PERFORM tuner._finish_trial($1, NULL, 'Slurm job cancelled', '', '', NULL, 'interrupted',
@@ -549,7 +564,6 @@ AS $$
 DECLARE
 	t record;
 	j record;
-	r record;
 	v_state text;
 BEGIN
 	IF trials IS NULL OR pg_catalog.cardinality(trials) = 0
@@ -565,11 +579,7 @@ BEGIN
 		v_state := j.state;
 		IF j.state IS NOT NULL AND NOT tuner._slurm_state_final(j.state)
 		   AND j.state NOT IN ('RUNNING', 'COMPLETING', 'STAGE_OUT', 'SIGNALING') THEN
-			r := tuner._slurm_command('scancel', ARRAY[t.job::text]);
-			IF r.exit_code IS DISTINCT FROM 0 THEN
-				RAISE WARNING 'scancel of Slurm job % failed: %', t.job, pg_catalog.btrim(r.stderr, E' \t\r\n');
-				CONTINUE;
-			END IF;
+			CONTINUE WHEN NOT tuner._slurm_scancel(t.job);
 			v_state := 'CANCELLED';
 		END IF;
 		IF v_state IS NOT NULL AND tuner._slurm_state_final(v_state) THEN
