@@ -7,7 +7,11 @@
 # quiet machine, and with a CPU hog of one core switched on and off at
 # seeded random intervals (5-14 s on, 5-14 s off).  Prints per condition
 # the confirmation of both, the trials flagged disturbed and each trial's
-# share of the CPU used by others.  Needs tuner and tuner_rocksdb
+# share of the CPU used by others.  So that the two conditions are
+# compared on one configuration, the hog condition also confirms the
+# configuration the quiet run confirmed (queued again with tuner.enqueue
+# when the hog's own study recommended another) and prints whether its
+# ratio lies in the quiet run's interval.  Needs tuner and tuner_rocksdb
 # installed and a server in the PG* environment (pg_virtualenv), e.g.
 #
 #   pg_virtualenv -t bash bench/confirm/run.sh
@@ -62,6 +66,7 @@ condition() {
 	n=$(sql -c "SELECT tuner.confirm('$STUDY', tuner.trial_id('$STUDY', 1), pairs => $PAIRS)")
 	sql -c "SELECT tuner.run('$STUDY', trials => $n, parallel => 1)" >/dev/null
 	wait_idle
+	[ "$hog" = yes ] && confirm_quiet_configuration
 	stop_hog
 	psql -X -P footer=off -c "
 SELECT number AS confirmed_trial, pairs, round(ratio::numeric, 3) AS ratio,
@@ -78,6 +83,45 @@ SELECT source, confirms, count(*) AS trials, count(*) FILTER (WHERE disturbed) A
  GROUP BY source, confirms ORDER BY source, confirms"
 }
 
+# The configuration the main job confirmed (its first confirmation run's
+# target) and the interval the run gave it.
+main_confirmed() {
+	sql -c "SELECT c.trial, t.params, c.ratio, c.ratio_low, c.ratio_high
+	          FROM tuner.confirmation('$STUDY') c JOIN tuner.trials t ON t.trial = c.trial
+	         WHERE c.trial = (SELECT confirms FROM tuner.trials
+	                           WHERE study = '$STUDY' AND source = 'confirm'
+	                           ORDER BY number LIMIT 1)" -F '|'
+}
+
+# Under the hog: confirm the quiet run's configuration (QUIET_PARAMS) in
+# this study too, and compare its ratio with the quiet run's interval.
+confirm_quiet_configuration() {
+	local trial n
+	trial=$(sql -c "SELECT min(trial) FROM tuner.trials
+	                 WHERE study = '$STUDY' AND state = 'complete'
+	                   AND source NOT IN ('confirm', 'baseline') AND params = '$QUIET_PARAMS'::jsonb")
+	if [ -z "$trial" ]; then
+		trial=$(sql -c "SELECT tuner.enqueue('$STUDY', '$QUIET_PARAMS'::jsonb)")
+		sql -c "SELECT tuner.run('$STUDY', trials => 1, parallel => 1)" >/dev/null
+		wait_idle
+	fi
+	# the control may have confirmed it already (the default)
+	if [ "$(sql -c "SELECT count(*) FROM tuner.confirmation('$STUDY') c
+	                 WHERE c.trial = $trial AND c.pairs >= $PAIRS")" = 0 ]; then
+		n=$(sql -c "SELECT tuner.confirm('$STUDY', $trial, pairs => $PAIRS)")
+		sql -c "SELECT tuner.run('$STUDY', trials => $n, parallel => 1)" >/dev/null
+		wait_idle
+	fi
+	psql -X -P footer=off -c "
+SELECT c.trial, c.pairs, round(c.ratio::numeric, 3) AS hog_ratio,
+       round(c.ratio_low::numeric, 3) AS hog_low, round(c.ratio_high::numeric, 3) AS hog_high,
+       $QUIET_RATIO AS quiet_ratio, $QUIET_LOW AS quiet_low, $QUIET_HIGH AS quiet_high,
+       c.ratio BETWEEN $QUIET_LOW AND $QUIET_HIGH AS hog_ratio_in_quiet_ci, c.disturbed
+  FROM tuner.confirmation('$STUDY') c WHERE c.trial = $trial"
+}
+
 condition quiet no
+IFS='|' read -r _ QUIET_PARAMS QUIET_RATIO QUIET_LOW QUIET_HIGH <<<"$(main_confirmed)"
+echo "quiet run confirmed $QUIET_PARAMS: $QUIET_RATIO [$QUIET_LOW, $QUIET_HIGH]"
 condition hog yes
 echo "bench/confirm: logs in $OUT"
