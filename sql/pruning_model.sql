@@ -77,6 +77,50 @@ SELECT tuner._prune_model_probability(:bad, 7) IS NULL AS abstains, tuner.should
 SELECT tuner.prune(:bad, 'unlikely to beat the best');
 SELECT number, state, error FROM tuner.trials WHERE trial = :bad;
 
+-- What the optimizer observes of a pruned trial.  "early" stopped at
+-- step 3 with 50: the end the six complete trials' values at step 3
+-- forecast, checked against PostgreSQL's own least squares (regr_*) and
+-- the prediction interval's scale times the t quantile of the normal's
+-- one sigma at 4 df (scipy.stats.t.ppf(stats.norm.cdf(1), 4)).  "bad"
+-- stopped at step 7, past every complete trial: its last value, 1000,
+-- with the spread of the finals 1..6 (their standard deviation).
+CREATE TEMP TABLE pm_ref AS
+SELECT regr_intercept(final, partial) + regr_slope(final, partial) * 50 AS value,
+	   sqrt((regr_syy(final, partial) - regr_sxy(final, partial) ^ 2 / regr_sxx(final, partial)) / (count(*) - 2)
+			* (1 + 1.0 / count(*) + (50 - avg(partial)) ^ 2 / regr_sxx(final, partial)))
+	   * 1.1416266290132666 AS std_error
+  FROM (SELECT k AS final, k + (4 + k % 3) / 3.0 AS partial FROM generate_series(1, 6) k) c;
+SELECT o.k, abs(o.value - r.value) < 1e-9 AS forecast_value, abs(o.std_error - r.std_error) < 1e-9 AS forecast_std_error
+  FROM tuner._pruned_observations((SELECT m.id FROM tuner.metric m JOIN tuner.study s ON s.id = m.study_id
+								    WHERE s.name = 'pm_min' AND m.name = 'loss'),
+								  ARRAY[:good, :early, :bad] || ARRAY(
+									SELECT t.id FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+									 WHERE s.name = 'pm_min' AND t.state = 'complete' ORDER BY t.id)) o, pm_ref r
+ WHERE o.k = 2;
+SELECT o.k, o.value, round(o.std_error::numeric, 6) AS std_error,
+	   round(stddev(f.v)::numeric, 6) AS finals_spread
+  FROM tuner._pruned_observations((SELECT m.id FROM tuner.metric m JOIN tuner.study s ON s.id = m.study_id
+								    WHERE s.name = 'pm_min' AND m.name = 'loss'),
+								  ARRAY[:good, :early, :bad] || ARRAY(
+									SELECT t.id FROM tuner.trial t JOIN tuner.study s ON s.id = t.study_id
+									 WHERE s.name = 'pm_min' AND t.state = 'complete' ORDER BY t.id)) o, generate_series(1, 6) f(v)
+ WHERE o.k = 3 GROUP BY o.k, o.value, o.std_error;
+-- only the trials passed count (a suggestion's, for its replay): alone,
+-- "bad" has no complete trial to learn from, and no spread is known
+SELECT * FROM tuner._pruned_observations((SELECT m.id FROM tuner.metric m JOIN tuner.study s ON s.id = m.study_id
+										   WHERE s.name = 'pm_min' AND m.name = 'loss'), ARRAY[:bad]);
+-- ... and the next suggestion's data holds them, by trial order
+SELECT tuner.prune(:good);
+SELECT tuner.prune(:middling);
+SELECT (tuner.suggest_next('pm_min') ->> 'trial')::bigint AS next \gset
+SELECT t.number, t.state, round(d.y_observed[o.k]::numeric, 6) AS y,
+	   round(d.y_std_error[o.k]::numeric, 6) AS std_error
+  FROM tuner.suggestion g
+  CROSS JOIN LATERAL tuner._suggestion_data((SELECT x.study_id FROM tuner.trial x WHERE x.id = g.trial_id), g) d
+  CROSS JOIN LATERAL unnest(g.observed) WITH ORDINALITY o(id, k)
+  JOIN tuner.trial t ON t.id = o.id
+ WHERE g.trial_id = :next ORDER BY t.number;
+
 -- The same study maximizing -loss: the same probabilities and decisions.
 SELECT tuner.create_study('pm_max', 'score', 'maximize',
 	'{"seed": 1, "pruning": {"rule": "model", "warmup_steps": 2, "min_trials": 4}}') > 0 AS created;
@@ -109,5 +153,10 @@ SELECT tuner._prune_model_probability('{1, 2, 3}', '{1, 2, 3}', 'Infinity', 1, f
 SELECT tuner._prune_model_probability('{1, 2, 3}', '{1, 2, 3}', 1, NULL, false, 3);
 SELECT tuner._prune_model_probability('{1, 2, 3}', '{1, 2, 3}', 1, 1, false, 0);
 SELECT tuner._prune_model_probability('{1, 2}', '{1, 2}', 1, 1, false, 1) IS NULL AS abstains;
+SELECT * FROM tuner._pruned_observation('{1, 2, 3}', '{1, 2}', 1, '{}');
+SELECT * FROM tuner._pruned_observation('{1, 2, 3}', '{1, 2, 3}', 'NaN', '{}');
+SELECT * FROM tuner._pruned_observation('{1, 2, 3}', '{1, 2, 3}', 1, '{1, Infinity}');
+SELECT * FROM tuner._pruned_observation('{1, 2, 3}', '{1, 2, 3}', 1, NULL);
+SELECT * FROM tuner._pruned_observation('{}', '{}', 4, '{}');
 
 SELECT tuner.drop_study(name) FROM tuner.study WHERE name LIKE 'pm\_%' ORDER BY name;

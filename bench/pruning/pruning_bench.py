@@ -240,12 +240,16 @@ def main():
                     help="steps per study (default 25 full trials of %d steps)" % STEPS)
     ap.add_argument("--methods", default=",".join(list(TUNER_RULES) + list(OPTUNA_METHODS)))
     ap.add_argument("--out", default=None, help="write the raw results as JSON")
-    ap.add_argument("--summarise", default=None, metavar="JSON",
-                    help="only print the tables of a file --out wrote")
+    ap.add_argument("--summarise", default=None, nargs="+", metavar="JSON",
+                    help="only print the tables of the files --out wrote (several: their seeds pooled)")
     args = ap.parse_args()
     if args.summarise:
-        with open(args.summarise) as fh:
-            summarise(json.load(fh)["results"])
+        pooled = {}
+        for path in args.summarise:
+            with open(path) as fh:
+                for method, per_seed in json.load(fh)["results"].items():
+                    pooled.setdefault(method, []).extend(per_seed)
+        summarise(pooled)
         return
     methods = args.methods.split(",")
     conn = connect() if any(m.startswith("tuner-") for m in methods) else None

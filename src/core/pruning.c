@@ -15,7 +15,8 @@
  *	  gives the running trial's final value a predictive Student t; it
  *	  stops the trial when that makes beating the incumbent improbable
  *	  (the probability-of-improvement criterion of Domhan et al., 2015,
- *	  with the simplest curve model that can carry it).
+ *	  with the simplest curve model that can carry it).  The same
+ *	  forecast is what the optimizer observes of a pruned trial.
  */
 #include "pruning.h"
 
@@ -210,5 +211,50 @@ tuner_prune_model(const double *partial, const double *final, int n,
 		out->prob = tuner_student_t_cdf(gap / out->scale, df);
 	else
 		out->prob = gap > 0 ? 1.0 : gap < 0 ? 0.0 : 0.5;
+	return TUNER_OK;
+}
+
+/* the standard normal's cdf at 1: a t's central "one sigma" interval */
+#define ONE_SIGMA_CDF 0.8413447460685429
+
+TunerErrorCode
+tuner_pruned_observation(const double *partial, const double *final, int n,
+						 double value, const double *finals, int n_finals,
+						 TunerPrunedObservation *out, TunerStatus *status)
+{
+	TunerPruneForecast forecast;
+	int abstain;
+	double mean = 0, ss = 0;
+
+	tuner_status_clear(status);
+	out->value = value;
+	out->std_error = NAN;
+	out->forecast = 0;
+	if (n_finals < 0 || (n_finals > 0 && finals == NULL))
+		return tuner_fail(status, TUNER_ERR_INVALID, "no final values");
+	for (int i = 0; i < n_finals; i++)
+		if (!isfinite(finals[i]))
+			return tuner_fail(status, TUNER_ERR_INVALID,
+							  "final value %d is not finite", i + 1);
+	/* (the incumbent is not used: value stands in for it) */
+	if (tuner_prune_model(partial, final, n, value, value, 1.0, 3, &abstain,
+						  &forecast, status) != TUNER_OK)
+		return status->code;
+	if (!abstain)
+	{
+		out->value = forecast.mean;
+		out->std_error = forecast.scale *
+						 tuner_student_t_quantile(ONE_SIGMA_CDF, forecast.df);
+		out->forecast = 1;
+		return TUNER_OK;
+	}
+	if (n_finals < 2)
+		return TUNER_OK;
+	for (int i = 0; i < n_finals; i++)
+		mean += finals[i];
+	mean /= n_finals;
+	for (int i = 0; i < n_finals; i++)
+		ss += (finals[i] - mean) * (finals[i] - mean);
+	out->std_error = sqrt(ss / (n_finals - 1));
 	return TUNER_OK;
 }

@@ -76,4 +76,27 @@ tuner_prune_model(const double *partial, const double *final, int n,
 				  double value, double incumbent, double sign, int min_trials,
 				  int *abstain, TunerPruneForecast *out, TunerStatus *status);
 
+/*
+ * What the optimizer learns from a trial stopped at a step where its value
+ * was value.  Its last value is biased (a curve that improves with steps
+ * looks worse early than it ends), so once n >= 3 complete trials got that
+ * far, the value observed is the model rule's forecast of its final value
+ * from their (partial, final) pairs (tuner_prune_model), with the standard
+ * error of the normal that has the predictive t's central 68 % interval.
+ * With fewer, it is value itself, with the spread (sample standard
+ * deviation) of the study's complete final values finals[0..n_finals-1]
+ * as its standard error, or NaN (not known) with fewer than 2 of them.
+ */
+typedef struct TunerPrunedObservation
+{
+	double value;
+	double std_error; /* NaN: not known */
+	int forecast;     /* value is the regression's forecast */
+} TunerPrunedObservation;
+
+extern TunerErrorCode
+tuner_pruned_observation(const double *partial, const double *final, int n,
+						 double value, const double *finals, int n_finals,
+						 TunerPrunedObservation *out, TunerStatus *status);
+
 #endif /* TUNER_PRUNING_H */

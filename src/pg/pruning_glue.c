@@ -7,11 +7,16 @@
  *	  (halving); tuner._prune_model_probability(partial, final, value,
  *	  incumbent, maximize, min_trials) is the model rule's probability
  *	  that a trial ends better than the incumbent.  tuner.should_stop
- *	  gathers those values.
+ *	  gathers those values.  tuner._pruned_observation(partial, final,
+ *	  last_value, finals) is what the optimizer observes of a pruned
+ *	  trial.
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "fmgr.h"
+#include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -77,6 +82,37 @@ tuner_prune_rung_sql(PG_FUNCTION_ARGS)
 									  PG_GETARG_FLOAT8(2)));
 }
 
+/*
+ * partial and final of a forecast (arguments 0 and 1): the complete
+ * trials' values at a step and their final values, paired by position.
+ */
+static int
+forecast_pairs(FunctionCallInfo fcinfo, double **partial, double **final)
+{
+	int n = 0;
+	int n_final = 0;
+	ArrayType *array;
+
+	*partial = NULL;
+	*final = NULL;
+	tuner_require_arg(fcinfo, 0, "partial");
+	tuner_require_arg(fcinfo, 1, "final");
+	array = PG_GETARG_ARRAYTYPE_P(0);
+	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) > 0)
+		*partial = tuner_array_vector(array, "partial", &n);
+	array = PG_GETARG_ARRAYTYPE_P(1);
+	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) > 0)
+		*final = tuner_array_vector(array, "final", &n_final);
+	if (n != n_final)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("partial has %d values and final %d", n, n_final),
+			 errhint("Pass each complete trial's value at the step and its "
+					 "final value, in the same order.")));
+	return n;
+}
+
 PG_FUNCTION_INFO_V1(tuner_prune_model_probability);
 
 /*
@@ -89,34 +125,18 @@ PG_FUNCTION_INFO_V1(tuner_prune_model_probability);
 Datum
 tuner_prune_model_probability(PG_FUNCTION_ARGS)
 {
-	double *partial = NULL;
-	double *final = NULL;
-	int n = 0;
-	int n_final = 0;
+	double *partial;
+	double *final;
+	int n;
 	int abstain;
 	TunerPruneForecast forecast;
 	TunerStatus status;
-	ArrayType *array;
 
-	tuner_require_arg(fcinfo, 0, "partial");
-	tuner_require_arg(fcinfo, 1, "final");
+	n = forecast_pairs(fcinfo, &partial, &final);
 	tuner_require_arg(fcinfo, 2, "value");
 	tuner_require_arg(fcinfo, 3, "incumbent");
 	tuner_require_arg(fcinfo, 4, "maximize");
 	tuner_require_arg(fcinfo, 5, "min_trials");
-	array = PG_GETARG_ARRAYTYPE_P(0);
-	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) > 0)
-		partial = tuner_array_vector(array, "partial", &n);
-	array = PG_GETARG_ARRAYTYPE_P(1);
-	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) > 0)
-		final = tuner_array_vector(array, "final", &n_final);
-	if (n != n_final)
-		ereport(
-			ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("partial has %d values and final %d", n, n_final),
-			 errhint("Pass each complete trial's value at the step and its "
-					 "final value, in the same order.")));
 	tuner_check_finite(PG_GETARG_FLOAT8(2), "value");
 	tuner_check_finite(PG_GETARG_FLOAT8(3), "incumbent");
 	if (tuner_prune_model(partial, final, n, PG_GETARG_FLOAT8(2),
@@ -127,4 +147,48 @@ tuner_prune_model_probability(PG_FUNCTION_ARGS)
 	if (abstain)
 		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(forecast.prob);
+}
+
+PG_FUNCTION_INFO_V1(tuner_pruned_observation_sql);
+
+/*
+ * tuner._pruned_observation(partial, final, last_value, finals, OUT value,
+ * OUT std_error): what the optimizer observes of a trial pruned at a step
+ * where its value was last_value (see pruning.h); std_error NULL when not
+ * known.
+ */
+Datum
+tuner_pruned_observation_sql(PG_FUNCTION_ARGS)
+{
+	TupleDesc tupdesc;
+	double *partial;
+	double *final;
+	double *finals = NULL;
+	int n;
+	int n_finals = 0;
+	TunerPrunedObservation observed;
+	TunerStatus status;
+	ArrayType *array;
+	Datum values[2];
+	bool nulls[2] = {false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	n = forecast_pairs(fcinfo, &partial, &final);
+	tuner_require_arg(fcinfo, 2, "last_value");
+	tuner_require_arg(fcinfo, 3, "finals");
+	tuner_check_finite(PG_GETARG_FLOAT8(2), "last_value");
+	array = PG_GETARG_ARRAYTYPE_P(3);
+	if (ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) > 0)
+		finals = tuner_array_vector(array, "finals", &n_finals);
+	if (tuner_pruned_observation(partial, final, n, PG_GETARG_FLOAT8(2),
+								 finals, n_finals, &observed,
+								 &status) != TUNER_OK)
+		tuner_report_status(&status, "a pruned trial's observation");
+	values[0] = Float8GetDatum(observed.value);
+	values[1] = Float8GetDatum(observed.std_error);
+	nulls[1] = isnan(observed.std_error);
+	tupdesc = BlessTupleDesc(tupdesc);
+	PG_RETURN_DATUM(
+		HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

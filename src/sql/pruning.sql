@@ -90,6 +90,76 @@ RETURNS bool
 AS 'MODULE_PATHNAME', 'tuner_prune_decision'
 LANGUAGE C IMMUTABLE;
 
+-- What the optimizer observes of a trial pruned where its value was
+-- last_value (src/core/pruning.h): its final value as the model rule
+-- forecasts it from the complete trials' values at that step (partial)
+-- and their final values (final), once 3 of them got that far, with the
+-- forecast's spread as its standard error; before that last_value, with
+-- the spread of the study's final values (finals) as its standard error
+-- (NULL with fewer than 2).
+CREATE OR REPLACE FUNCTION tuner._pruned_observation(partial float8[], final float8[],
+										  last_value float8, finals float8[],
+										  OUT value float8, OUT std_error float8)
+AS 'MODULE_PATHNAME', 'tuner_pruned_observation_sql'
+LANGUAGE C IMMUTABLE;
+
+-- The pruned trials among observed (by position k), as the optimizer
+-- observes them (tuner._pruned_observation): each trial's last value of
+-- the objective and its step, and the complete search trials among
+-- observed that got that far, their last value at or before it paired
+-- with their final value, as the model rule pairs them
+-- (tuner._prune_model_probability).  Only the trials a suggestion saw
+-- count, so that its replay sees the same.
+CREATE OR REPLACE FUNCTION tuner._pruned_observations(objective_metric bigint, observed bigint[])
+RETURNS TABLE (k int, value float8, std_error float8)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+	v_name text;
+	v_complete bigint[];
+	v_finals float8[];
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM tuner.trial t
+					WHERE t.id = ANY ($2) AND t.state = 'pruned') THEN
+		RETURN;
+	END IF;
+	SELECT m.name INTO v_name FROM tuner.metric m WHERE m.id = $1;
+	SELECT pg_catalog.array_agg(c.id ORDER BY c.id),
+		   COALESCE(pg_catalog.array_agg(ob.value ORDER BY c.id), '{}')
+	  INTO v_complete, v_finals
+	  FROM tuner.trial c
+	  JOIN tuner.observation ob ON ob.trial_id = c.id AND ob.metric_id = $1
+	 WHERE c.id = ANY ($2) AND c.state = 'complete' AND c.confirms IS NULL;
+	RETURN QUERY
+	SELECT l.k, f.value, f.std_error
+	  FROM (SELECT o.k::int AS k, x.step, x.v
+			  FROM pg_catalog.unnest($2) WITH ORDINALITY AS o(id, k)
+			  JOIN tuner.trial t ON t.id = o.id AND t.state = 'pruned'
+			  CROSS JOIN LATERAL (
+				SELECT p.step, (p.metrics ->> v_name)::float8 AS v
+				  FROM tuner.trial_progress p
+				 WHERE p.trial_id = t.id AND pg_catalog.jsonb_typeof(p.metrics -> v_name) = 'number'
+				 ORDER BY p.step DESC LIMIT 1) x) l
+	  CROSS JOIN LATERAL (
+		SELECT pg_catalog.array_agg(x.v ORDER BY c.id) AS partial,
+			   pg_catalog.array_agg(ob.value ORDER BY c.id) AS final
+		  FROM tuner.trial c
+		  JOIN tuner.observation ob ON ob.trial_id = c.id AND ob.metric_id = $1
+		  CROSS JOIN LATERAL (
+			SELECT (p.metrics ->> v_name)::float8 AS v
+			  FROM tuner.trial_progress p
+			 WHERE p.trial_id = c.id AND p.step <= l.step
+			   AND pg_catalog.jsonb_typeof(p.metrics -> v_name) = 'number'
+			 ORDER BY p.step DESC LIMIT 1) x
+		 WHERE c.id = ANY (v_complete)
+		   AND EXISTS (SELECT 1 FROM tuner.trial_progress q
+						WHERE q.trial_id = c.id AND q.step >= l.step)) d
+	  CROSS JOIN LATERAL tuner._pruned_observation(COALESCE(d.partial, '{}'), COALESCE(d.final, '{}'),
+												   l.v, v_finals) f
+	 ORDER BY l.k;
+END;
+$$;
+
 -- Record an intermediate result of a running trial: a step greater than
 -- its last one (seconds, operations, a phase index) and its metrics (an
 -- object of finite numbers; null for a metric without a value this
@@ -318,8 +388,9 @@ AS 'MODULE_PATHNAME', 'tuner_prune_rung_sql'
 LANGUAGE C IMMUTABLE STRICT;
 
 -- Stop a running trial early: state 'pruned', the reason as its error,
--- and its last reported value of the objective as its observation (so the
--- model learns from it); without one, nothing is observed.
+-- and its last reported values as its observations (the optimizer learns
+-- from the objective's as tuner._pruned_observations says); without one,
+-- nothing is observed.
 CREATE OR REPLACE FUNCTION tuner.prune(trial bigint, reason text DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql

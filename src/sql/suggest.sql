@@ -92,6 +92,9 @@ DECLARE
 	v_other bigint[];
 	v_con_ids bigint[];
 	v_con_signs float8[];
+	v_pruned_k int[];
+	v_pruned_se float8[];
+	f record;
 	p_study_id bigint := $1;
 BEGIN
 	r.x_observed := tuner._native_rows(p_study_id, g.observed, g.parameters);
@@ -104,6 +107,14 @@ BEGIN
 		SELECT pg_catalog.array_agg(g.sign * ob.value ORDER BY o.k) INTO r.y_observed
 		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k)
 		  JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric;
+		-- a pruned trial's last value is biased: it is observed as
+		-- tuner._pruned_observations forecasts its end
+		FOR f IN SELECT * FROM tuner._pruned_observations(g.objective_metric, g.observed)
+		LOOP
+			r.y_observed[f.k] := g.sign * f.value;
+			v_pruned_k := v_pruned_k || f.k;
+			v_pruned_se := v_pruned_se || f.std_error;
+		END LOOP;
 	END IF;
 	IF g.aux_metrics IS NOT NULL THEN
 		SELECT pg_catalog.array_agg(ARRAY(
@@ -124,6 +135,15 @@ BEGIN
 		  INTO r.y_std_error
 		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k)
 		  JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric;
+		IF v_pruned_k IS NOT NULL THEN
+			r.y_std_error := COALESCE(r.y_std_error,
+									  pg_catalog.array_fill(NULL::float8,
+															ARRAY[pg_catalog.cardinality(g.observed)]));
+			FOR i IN 1 .. pg_catalog.cardinality(v_pruned_k)
+			LOOP
+				r.y_std_error[v_pruned_k[i]] := v_pruned_se[i];
+			END LOOP;
+		END IF;
 	END IF;
 	IF g.disturbed IS NOT NULL THEN
 		SELECT pg_catalog.array_agg(o.id = ANY (g.disturbed) ORDER BY o.k)

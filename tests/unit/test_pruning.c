@@ -4,8 +4,8 @@
  *	  median rule in both directions, with odd and even counts and before
  *	  enough trials finished; successive halving's kept share and ties;
  *	  the rungs; the model rule's forecast against SciPy (numpy.polyfit
- *	  and scipy.stats.t, the numbers below), its abstention and the
- *	  refusals.
+ *	  and scipy.stats.t, the numbers below), its abstention, what a pruned
+ *	  trial is observed as, and the refusals.
  */
 #include <math.h>
 
@@ -143,6 +143,40 @@ model_rule(void)
 							&st) == TUNER_ERR_INVALID);
 }
 
+/* what a pruned trial is observed as (SciPy: the t scale times
+ * stats.t.ppf(stats.norm.cdf(1), 3); numpy.std(ddof=1)) */
+static void
+pruned_observation(void)
+{
+	double partial[5] = {1, 2, 3, 4, 5};
+	double final[5] = {1.1, 1.9, 3.2, 3.8, 5.1};
+	double finals[4] = {2, 4, 3, 7.5};
+	double bad[2] = {1, NAN};
+	TunerPrunedObservation o;
+	TunerStatus st;
+
+	/* five complete trials got that far: the forecast of the final value */
+	CHECK(tuner_pruned_observation(partial, final, 5, 4.5, finals, 4, &o,
+								   &st) == TUNER_OK);
+	CHECK(o.forecast && fabs(o.value - 4.505) < 1e-12);
+	CHECK(fabs(o.std_error - 0.2698297274080055) < 1e-9);
+	/* two: its own value, with the spread of the study's finals */
+	CHECK(tuner_pruned_observation(partial, final, 2, 4.5, finals, 4, &o,
+								   &st) == TUNER_OK);
+	CHECK(!o.forecast && o.value == 4.5);
+	CHECK(fabs(o.std_error - 2.3935677693908453) < 1e-12);
+	/* one final value: no spread known */
+	CHECK(tuner_pruned_observation(NULL, NULL, 0, 4.5, finals, 1, &o, &st) ==
+			  TUNER_OK &&
+		  o.value == 4.5 && isnan(o.std_error));
+	CHECK(tuner_pruned_observation(partial, final, 5, 4.5, bad, 2, &o, &st) ==
+		  TUNER_ERR_INVALID);
+	CHECK(tuner_pruned_observation(partial, final, 5, 4.5, NULL, 2, &o, &st) ==
+		  TUNER_ERR_INVALID);
+	CHECK(tuner_pruned_observation(partial, final, 5, NAN, finals, 4, &o,
+								   &st) == TUNER_ERR_INVALID);
+}
+
 static void
 refusals(void)
 {
@@ -166,5 +200,6 @@ test_pruning(void)
 	halving();
 	rungs();
 	model_rule();
+	pruned_observation();
 	refusals();
 }
