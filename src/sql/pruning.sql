@@ -90,6 +90,30 @@ RETURNS bool
 AS 'MODULE_PATHNAME', 'tuner_prune_decision'
 LANGUAGE C IMMUTABLE;
 
+-- The model rule's data at a step: of trials (complete ones), those with
+-- an observation of the metric that reported it at or past step, each
+-- one's last value at or before step (partial) and its observation
+-- (final), in id order; empty arrays when none.
+CREATE OR REPLACE FUNCTION tuner._forecast_pairs(trials bigint[], metric_id bigint, step float8,
+									  OUT partial float8[], OUT final float8[])
+LANGUAGE sql STABLE
+AS $$
+	SELECT COALESCE(pg_catalog.array_agg(x.v ORDER BY c.id), '{}'),
+		   COALESCE(pg_catalog.array_agg(ob.value ORDER BY c.id), '{}')
+	  FROM tuner.trial c
+	  JOIN tuner.metric m ON m.id = $2
+	  JOIN tuner.observation ob ON ob.trial_id = c.id AND ob.metric_id = $2
+	  CROSS JOIN LATERAL (
+		SELECT (p.metrics ->> m.name)::float8 AS v
+		  FROM tuner.trial_progress p
+		 WHERE p.trial_id = c.id AND p.step <= $3
+		   AND pg_catalog.jsonb_typeof(p.metrics -> m.name) = 'number'
+		 ORDER BY p.step DESC LIMIT 1) x
+	 WHERE c.id = ANY ($1)
+	   AND EXISTS (SELECT 1 FROM tuner.trial_progress q
+					WHERE q.trial_id = c.id AND q.step >= $3)
+$$;
+
 -- What the optimizer observes of a trial pruned where its value was
 -- last_value (src/core/pruning.h): its final value as the model rule
 -- forecasts it from the complete trials' values at that step (partial)
@@ -105,11 +129,10 @@ LANGUAGE C IMMUTABLE;
 
 -- The pruned trials among observed (by position k), as the optimizer
 -- observes them (tuner._pruned_observation): each trial's last value of
--- the objective and its step, and the complete search trials among
--- observed that got that far, their last value at or before it paired
--- with their final value, as the model rule pairs them
--- (tuner._prune_model_probability).  Only the trials a suggestion saw
--- count, so that its replay sees the same.
+-- the objective and its step, and the pairs the model rule would use
+-- there (tuner._forecast_pairs) from the complete search trials among
+-- observed.  Only the trials a suggestion saw count, so that its replay
+-- sees the same.
 CREATE OR REPLACE FUNCTION tuner._pruned_observations(objective_metric bigint, observed bigint[])
 RETURNS TABLE (k int, value float8, std_error float8)
 LANGUAGE plpgsql STABLE
@@ -140,22 +163,8 @@ BEGIN
 				  FROM tuner.trial_progress p
 				 WHERE p.trial_id = t.id AND pg_catalog.jsonb_typeof(p.metrics -> v_name) = 'number'
 				 ORDER BY p.step DESC LIMIT 1) x) l
-	  CROSS JOIN LATERAL (
-		SELECT pg_catalog.array_agg(x.v ORDER BY c.id) AS partial,
-			   pg_catalog.array_agg(ob.value ORDER BY c.id) AS final
-		  FROM tuner.trial c
-		  JOIN tuner.observation ob ON ob.trial_id = c.id AND ob.metric_id = $1
-		  CROSS JOIN LATERAL (
-			SELECT (p.metrics ->> v_name)::float8 AS v
-			  FROM tuner.trial_progress p
-			 WHERE p.trial_id = c.id AND p.step <= l.step
-			   AND pg_catalog.jsonb_typeof(p.metrics -> v_name) = 'number'
-			 ORDER BY p.step DESC LIMIT 1) x
-		 WHERE c.id = ANY (v_complete)
-		   AND EXISTS (SELECT 1 FROM tuner.trial_progress q
-						WHERE q.trial_id = c.id AND q.step >= l.step)) d
-	  CROSS JOIN LATERAL tuner._pruned_observation(COALESCE(d.partial, '{}'), COALESCE(d.final, '{}'),
-												   l.v, v_finals) f
+	  CROSS JOIN LATERAL tuner._forecast_pairs(v_complete, $1, l.step) d
+	  CROSS JOIN LATERAL tuner._pruned_observation(d.partial, d.final, l.v, v_finals) f
 	 ORDER BY l.k;
 END;
 $$;
@@ -228,9 +237,8 @@ LANGUAGE C IMMUTABLE;
 -- The model rule's probability that a running trial, at its step step,
 -- ends better than the best complete trial of its study; NULL when the
 -- rule abstains: no value at that step, or fewer complete trials than
--- min_trials (at least 3) that got that far with a final value.  Each
--- complete trial pairs its last value at or before step with its final
--- value (its observation of the objective).
+-- min_trials (at least 3) that got that far with a final value
+-- (tuner._forecast_pairs).
 CREATE OR REPLACE FUNCTION tuner._prune_model_probability(trial bigint, step float8)
 RETURNS float8
 LANGUAGE plpgsql STABLE
@@ -259,21 +267,12 @@ BEGIN
 	IF v_value IS NULL OR v_incumbent IS NULL THEN
 		RETURN NULL;
 	END IF;
-	SELECT pg_catalog.array_agg(x.v ORDER BY c.id), pg_catalog.array_agg(o.value ORDER BY c.id)
-	  INTO v_partial, v_final
-	  FROM tuner.trial c
-	  JOIN tuner.observation o ON o.trial_id = c.id AND o.metric_id = v_metric
-	  CROSS JOIN LATERAL (
-		SELECT (p.metrics ->> s.objective)::float8 AS v
-		  FROM tuner.trial_progress p
-		 WHERE p.trial_id = c.id AND p.step <= $2
-		   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number'
-		 ORDER BY p.step DESC LIMIT 1) x
-	 WHERE c.study_id = s.id AND c.state = 'complete' AND c.id <> $1 AND c.confirms IS NULL
-	   AND EXISTS (SELECT 1 FROM tuner.trial_progress q
-					WHERE q.trial_id = c.id AND q.step >= $2);
-	RETURN tuner._prune_model_probability(COALESCE(v_partial, '{}'), COALESCE(v_final, '{}'),
-										  v_value, v_incumbent, v_max,
+	SELECT fp.partial, fp.final INTO v_partial, v_final
+	  FROM tuner._forecast_pairs(ARRAY(SELECT c.id FROM tuner.trial c
+										WHERE c.study_id = s.id AND c.state = 'complete'
+										  AND c.id <> $1 AND c.confirms IS NULL),
+								 v_metric, $2) fp;
+	RETURN tuner._prune_model_probability(v_partial, v_final, v_value, v_incumbent, v_max,
 										  COALESCE((s.settings -> 'pruning' ->> 'min_trials')::int, 5));
 END;
 $$;

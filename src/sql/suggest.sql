@@ -92,8 +92,6 @@ DECLARE
 	v_other bigint[];
 	v_con_ids bigint[];
 	v_con_signs float8[];
-	v_pruned_k int[];
-	v_pruned_se float8[];
 	f record;
 	p_study_id bigint := $1;
 BEGIN
@@ -107,13 +105,23 @@ BEGIN
 		SELECT pg_catalog.array_agg(g.sign * ob.value ORDER BY o.k) INTO r.y_observed
 		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k)
 		  JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric;
+		-- each value's known noise (GP-EI): its standard error
+		IF pg_catalog.cardinality(g.observed) > 0 THEN
+			SELECT CASE WHEN pg_catalog.bool_or(ob.std_error IS NOT NULL)
+						THEN pg_catalog.array_agg(ob.std_error ORDER BY o.k) END
+			  INTO r.y_std_error
+			  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k)
+			  JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric;
+		END IF;
 		-- a pruned trial's last value is biased: it is observed as
 		-- tuner._pruned_observations forecasts its end
 		FOR f IN SELECT * FROM tuner._pruned_observations(g.objective_metric, g.observed)
 		LOOP
 			r.y_observed[f.k] := g.sign * f.value;
-			v_pruned_k := v_pruned_k || f.k;
-			v_pruned_se := v_pruned_se || f.std_error;
+			r.y_std_error := COALESCE(r.y_std_error,
+									  pg_catalog.array_fill(NULL::float8,
+															ARRAY[pg_catalog.cardinality(g.observed)]));
+			r.y_std_error[f.k] := f.std_error;
 		END LOOP;
 	END IF;
 	IF g.aux_metrics IS NOT NULL THEN
@@ -126,25 +134,9 @@ BEGIN
 		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k);
 	END IF;
 	r.history_md5 := tuner._history_md5(r.y_observed, r.y_aux);
-	-- each value's known noise (GP-EI): its standard error, and whether
-	-- the record saw the trial disturbed; the md5 covers them when there
-	-- are any, so a history without them keeps the md5 it always had
-	IF g.objective_metrics IS NULL AND pg_catalog.cardinality(g.observed) > 0 THEN
-		SELECT CASE WHEN pg_catalog.bool_or(ob.std_error IS NOT NULL)
-					THEN pg_catalog.array_agg(ob.std_error ORDER BY o.k) END
-		  INTO r.y_std_error
-		  FROM pg_catalog.unnest(g.observed) WITH ORDINALITY AS o(id, k)
-		  JOIN tuner.observation ob ON ob.trial_id = o.id AND ob.metric_id = g.objective_metric;
-		IF v_pruned_k IS NOT NULL THEN
-			r.y_std_error := COALESCE(r.y_std_error,
-									  pg_catalog.array_fill(NULL::float8,
-															ARRAY[pg_catalog.cardinality(g.observed)]));
-			FOR i IN 1 .. pg_catalog.cardinality(v_pruned_k)
-			LOOP
-				r.y_std_error[v_pruned_k[i]] := v_pruned_se[i];
-			END LOOP;
-		END IF;
-	END IF;
+	-- whether the record saw each trial disturbed; the md5 covers the
+	-- standard errors and these when there are any, so a history without
+	-- them keeps the md5 it always had
 	IF g.disturbed IS NOT NULL THEN
 		SELECT pg_catalog.array_agg(o.id = ANY (g.disturbed) ORDER BY o.k)
 		  INTO r.disturbed
