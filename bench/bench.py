@@ -87,17 +87,16 @@ def main():
             out["tuner_version"] = cur.fetchone()[0]
             cur.execute("SELECT version()")
             out["server"] = cur.fetchone()[0]
-        conn.close()
         import hashlib
-        import subprocess
+        from runinfo import loaded_library
+        out["tuner_so"] = loaded_library(conn)
+        conn.close()
         try:
-            libdir = subprocess.run(["pg_config", "--pkglibdir"], capture_output=True,
-                                    text=True, check=True).stdout.strip()
-            with open(os.path.join(libdir, "tuner.so"), "rb") as fh:
+            with open(out["tuner_so"], "rb") as fh:
                 out["tuner_so_sha256"] = hashlib.sha256(fh.read()).hexdigest()
-        except (OSError, subprocess.CalledProcessError):
+        except (OSError, TypeError):
             out["tuner_so_sha256"] = None
-        log("tuner %s (tuner.so sha256 %s) on %s" % (out["tuner_version"],
+        log("tuner %s (%s, sha256 %s) on %s" % (out["tuner_version"], out["tuner_so"],
                                                     (out["tuner_so_sha256"] or "?")[:12],
                                                     out["server"].split(",")[0]))
 

@@ -71,6 +71,8 @@ def run(fnames, method_names, seeds, budget, jobs, ackley_domain, tuner_settings
 
     summary = {}
     cps = [k for k in CHECKPOINTS if k <= budget]
+    if budget > CHECKPOINTS[-1]:
+        cps += [k for k in (75, 100, 150, 200) if k < budget] + [budget]
     for fname in fnames:
         fn = funcs[fname]
         log("")

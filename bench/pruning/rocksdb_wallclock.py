@@ -180,6 +180,31 @@ def summarise(results):
         print("configurations evaluated, on/off: %.2fx (target >= 1.5x)" % (means["on"][0] / means["off"][0]))
         if means["on"][1] is not None and means["off"][1] is not None:
             print("mean best confirmed ratio: on %.3f, off %.3f" % (means["on"][1], means["off"][1]))
+        paired_difference(results)
+
+
+def paired_difference(results):
+    """The seeds' differences on - off of the best confirmed ratio, with a
+    95 % t-interval of their mean: the arms of one seed ran back to back,
+    so the pair shares the machine's state, and the spread between seeds
+    (which configuration each study found, how its confirmation fell) is
+    what the interval must cover."""
+    from scipy import stats
+    by_seed = {}
+    for r in results:
+        c = r["confirmation"]
+        if c and c["ratio"] is not None:
+            by_seed.setdefault(r["seed"], {})[r["arm"]] = c["ratio"]
+    diffs = [v["on"] - v["off"] for _, v in sorted(by_seed.items()) if "on" in v and "off" in v]
+    if len(diffs) < 2:
+        return
+    m = sum(diffs) / len(diffs)
+    sd = (sum((x - m) ** 2 for x in diffs) / (len(diffs) - 1)) ** 0.5
+    h = stats.t.ppf(0.975, len(diffs) - 1) * sd / len(diffs) ** 0.5
+    print("best confirmed ratio, on - off over %d seeds: mean %+.3f [%+.3f, %+.3f] (95 %% t-interval); "
+          "per seed %s; on higher in %d of %d" %
+          (len(diffs), m, m - h, m + h, ", ".join("%+.3f" % x for x in diffs),
+           sum(x > 0 for x in diffs), len(diffs)))
 
 
 def replay(conn, path, rules):
@@ -254,6 +279,7 @@ def replay(conn, path, rules):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=3, help="seeds (studies per arm), default 3")
+    ap.add_argument("--first-seed", type=int, default=1, help="the first study seed (default 1)")
     ap.add_argument("--budget-s", type=float, default=540, help="wall-clock seconds per study (default 540)")
     ap.add_argument("--duration", type=int, default=12,
                     help="runner duration_s: db_bench seconds per side of a paired trial (default 12)")
@@ -265,6 +291,8 @@ def main():
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--smoke", action="store_true",
                     help="a 2-minute check: 1 seed, 45 s budgets, 4 s runs, 2 confirmation pairs")
+    ap.add_argument("--summarise", metavar="JSON", nargs="+",
+                    help="no studies: the tables of earlier --json files, pooled (seeds of several runs)")
     ap.add_argument("--replay", metavar="JSON",
                     help="no studies: replay pruning rules (--replay-rules) on the 'off' studies of an earlier --json")
     ap.add_argument("--replay-rules", default='[{"rule": "median", "min_trials": 3}, '
@@ -272,6 +300,13 @@ def main():
                     '{"rule": "model", "min_trials": 5}, {"rule": "model", "min_trials": 3, "threshold": 0.2}]',
                     help="a JSON list of pruning settings for --replay")
     a = ap.parse_args()
+    if a.summarise:
+        results = []
+        for path in a.summarise:
+            with open(path) as fh:
+                results += json.load(fh)["results"]
+        summarise(results)
+        return
     if a.replay:
         replay(connect(), a.replay, json.loads(a.replay_rules))
         return
@@ -294,7 +329,7 @@ def main():
     log("%d seeds x 2 arms, budget %.0f s a study, duration_s %d, %d confirmation pairs, rule %s; load %s" %
         (a.seeds, a.budget_s, a.duration, a.pairs, json.dumps(rule), " ".join(info["load_start"])))
     results = []
-    for seed in range(1, a.seeds + 1):
+    for seed in range(a.first_seed, a.first_seed + a.seeds):
         for arm in ("off", "on"):
             results.append(run_arm(conn, a, seed, arm, rule if arm == "on" else None))
     info["load_end"] = loadavg()
