@@ -334,10 +334,10 @@ def main():
             results.append(run_arm(conn, a, seed, arm, rule if arm == "on" else None))
     info["load_end"] = loadavg()
     log("load at start %s, at end %s" % (" ".join(info["load_start"]), " ".join(info["load_end"])))
-    summarise(results)
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"info": info, "results": results}, fh, indent=1, default=str)
+    summarise(results)
 
 
 if __name__ == "__main__":
