@@ -199,11 +199,10 @@ def paired_difference(results):
     if len(diffs) < 2:
         return
     m = sum(diffs) / len(diffs)
-    sd = (sum((x - m) ** 2 for x in diffs) / (len(diffs) - 1)) ** 0.5
-    h = stats.t.ppf(0.975, len(diffs) - 1) * sd / len(diffs) ** 0.5
+    low, high = stats.t.interval(0.95, len(diffs) - 1, loc=m, scale=stats.sem(diffs))
     print("best confirmed ratio, on - off over %d seeds: mean %+.3f [%+.3f, %+.3f] (95 %% t-interval); "
           "per seed %s; on higher in %d of %d" %
-          (len(diffs), m, m - h, m + h, ", ".join("%+.3f" % x for x in diffs),
+          (len(diffs), m, low, high, ", ".join("%+.3f" % x for x in diffs),
            sum(x > 0 for x in diffs), len(diffs)))
 
 
