@@ -281,30 +281,73 @@ for r in rows:
         assert math.isfinite(v) and v >= 0, r
 ratios = [r["metrics"]["ratio_to_default"] for r in trial if "ratio_to_default" in r["metrics"]]
 assert len(ratios) >= 3 and all(0.2 < x < 5 for x in ratios), ratios
+# second s of the trial's run pairs with second s of the default's: the
+# ratio that second, and the ratio so far (the paired seconds' trial ops
+# over their default ops)
+by_second = {r["step"]: r["metrics"]["ops_per_sec_default"] for r in default}
+base = max(by_second)
+sum_t = sum_d = 0
+for r in trial:
+    m = r["metrics"]
+    d = by_second.get(r["step"] - base)
+    assert ("ratio_to_default" in m) == (d is not None), (r, by_second)
+    if d is None:
+        continue
+    sum_t += m["ops_per_sec"]
+    sum_d += d
+    assert math.isclose(m["ratio_this_second"], m["ops_per_sec"] / d, rel_tol=1e-8), (r, d)
+    assert math.isclose(m["ratio_to_default"], sum_t / sum_d, rel_tol=1e-8), (r, sum_t, sum_d)
+# ... which by the last second estimates the final ratio of the runs
+assert 2 / 3 < ratios[-1] / final["ratio_to_default"] < 3 / 2, (ratios[-1], final["ratio_to_default"])
 # the per-second throughputs are those of the runs the final metrics measured
 mean_d = sum(r["metrics"]["ops_per_sec_default"] for r in default) / len(default)
 assert 0.5 < mean_d / final["ops_per_sec_default"] < 2, (mean_d, final["ops_per_sec_default"])
 print(len(rows), "lines; ratios", [round(x, 3) for x in ratios])
 EOF
 fi
-# In segments, the per-second ratio_to_default is there only where the
-# pair's default ran first (pair 1 of D T T D), never against an earlier
-# pair's default (pair 2 runs its trial first)
+# In segments, the ratios come with each pair's second run: the trial's
+# in pair 1 (D T), the default's in pair 2 (T D), never against another
+# pair's run; the ratio so far is the geometric mean of pair 1's ratio
+# and pair 2's so far
 echo "{$(settings 6 '"paired": true, "segments": 2')}" | "$RUNNER" > "$WORK/t7.json" 2> "$WORK/t7.err" 3> "$WORK/t7.progress"
 rc=$?
 if [ "$rc" -ne 0 ]; then
 	not_ok "progress in segments: paired trial with fd 3" "exit status $rc: $(tail -3 "$WORK/t7.err")"
 else
-	check "progress in segments: ratio_to_default only in the default-first pair" $PY - "$WORK/t7.progress" <<'EOF'
-import json, sys
+	check "progress in segments: ratios in each pair's second run, the ratio so far across pairs" $PY - "$WORK/t7.progress" <<'EOF'
+import itertools, json, math, re, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-kinds = ["D" if "ops_per_sec_default" in r["metrics"] else
-         "R" if "ratio_to_default" in r["metrics"] else "T" for r in rows]
-# D T T D: default lines, trial lines with ratios, trial lines without, default lines
-s = "".join(kinds)
-import re
-assert re.fullmatch(r"D+R+T+D+", s), s
-print(s)
+def kind(m):
+    if "ratio_to_default" in m:
+        return "Q" if "ops_per_sec_default" in m else "R"
+    return "D" if "ops_per_sec_default" in m else "T"
+kinds = "".join(kind(r["metrics"]) for r in rows)
+# D T T D: default lines, trial lines with ratios, trial lines without,
+# default lines with ratios
+assert re.fullmatch(r"D+R+T+Q+", kinds), kinds
+# each run's seconds count from the step before its first line
+runs, last = [], 0
+for _, group in itertools.groupby(rows, lambda r: kind(r["metrics"])):
+    group = list(group)
+    runs.append([(r["step"] - last, r["metrics"]) for r in group])
+    last = group[-1]["step"]
+d1, t1, t2, d2 = runs
+first = dict(d1)
+sum_t = sum_d = 0
+for sec, m in t1:
+    sum_t += m["ops_per_sec"]
+    sum_d += first[sec]["ops_per_sec_default"]
+    assert math.isclose(m["ratio_this_second"], m["ops_per_sec"] / first[sec]["ops_per_sec_default"], rel_tol=1e-8), m
+    assert math.isclose(m["ratio_to_default"], sum_t / sum_d, rel_tol=1e-8), (m, sum_t, sum_d)
+r1 = sum_t / sum_d
+first = dict(t2)
+sum_t = sum_d = 0
+for sec, m in d2:
+    sum_t += first[sec]["ops_per_sec"]
+    sum_d += m["ops_per_sec_default"]
+    assert math.isclose(m["ratio_this_second"], first[sec]["ops_per_sec"] / m["ops_per_sec_default"], rel_tol=1e-8), m
+    assert math.isclose(m["ratio_to_default"], math.sqrt(r1 * sum_t / sum_d), rel_tol=1e-8), (m, r1)
+print(kinds, "pair 1 ratio %.3f" % r1)
 EOF
 fi
 check "progress: with fd 3 db_bench reports every second" grep -q -- '--report_interval_seconds=1' "$(

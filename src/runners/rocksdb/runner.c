@@ -24,8 +24,10 @@
  * runner passes each second on as a progress line: step = seconds into
  * the trial's db_bench runs (one run after the other), metrics
  * ops_per_sec_default in a default run, ops_per_sec in the trial's run,
- * and ratio_to_default when the same second of the pair's default run is
- * known (the default runs first: repeat 1, 3, ...).
+ * and, in a pair's second run once the first had the same second,
+ * ratio_this_second and ratio_to_default, the trial's ratio so far
+ * (ratio_so_far.h): what a pruning rule should judge, since one second's
+ * ratio is mostly noise and warm-up.
  *
  * Signals: SIGTERM/SIGINT/SIGHUP forward SIGTERM to db_bench, then SIGKILL
  * after a grace period; the runner exits 128+signal.  db_bench also gets
@@ -38,6 +40,7 @@
 #include "progress.h"
 #include "rdb.h"
 #include "rdb_input.h"
+#include "ratio_so_far.h"
 #include "runner_common.h"
 
 #include <dirent.h>
@@ -155,9 +158,8 @@ static bool progress_on = false;
 /* the last step written, and where the current run's steps start */
 static double progress_last = 0;
 static double progress_base = 0;
-/* the current pair's default run: ops/s by second (NAN: none) */
-static double *default_qps = NULL;
-static int default_n = 0;
+/* the pairs' seconds so far, for the ratio so far */
+static ratio_so_far so_far;
 
 /* The db_bench report file of one run, read as it grows. */
 typedef struct report_tail
@@ -173,7 +175,9 @@ typedef struct report_tail
 static void
 progress_line(report_tail *rt, const char *line)
 {
-	double secs, qps, step;
+	double secs, qps, step, this_second, ratio;
+	bool is_default = strcmp(rt->role, "default") == 0;
+	const char *qps_key = is_default ? "ops_per_sec_default" : "ops_per_sec";
 	char buf[256];
 	int n;
 
@@ -183,29 +187,22 @@ progress_line(report_tail *rt, const char *line)
 	step = progress_base + secs;
 	if (!(step > progress_last))
 		return;
-	if (strcmp(rt->role, "default") == 0)
+	n = snprintf(buf, sizeof(buf),
+				 "{\"step\": %.17g, \"metrics\": {\"%s\": %.10g", step,
+				 qps_key, qps);
+	if (secs < MAX_REPORT_S &&
+		ratio_so_far_second(&so_far, is_default, (int)secs, qps, &this_second,
+							&ratio))
 	{
-		if (secs < MAX_REPORT_S && default_qps != NULL)
-		{
-			while (default_n <= (int)secs)
-				default_qps[default_n++] = NAN;
-			default_qps[(int)secs] = qps;
-		}
-		n = snprintf(buf, sizeof(buf),
-					 "{\"step\": %.17g, \"metrics\": "
-					 "{\"ops_per_sec_default\": %.10g}}\n",
-					 step, qps);
+		if (isfinite(ratio) && n > 0 && (size_t)n < sizeof(buf))
+			n += snprintf(buf + n, sizeof(buf) - n,
+						  ", \"ratio_to_default\": %.10g", ratio);
+		if (isfinite(this_second) && n > 0 && (size_t)n < sizeof(buf))
+			n += snprintf(buf + n, sizeof(buf) - n,
+						  ", \"ratio_this_second\": %.10g", this_second);
 	}
-	else if ((int)secs < default_n && default_qps[(int)secs] > 0)
-		n = snprintf(buf, sizeof(buf),
-					 "{\"step\": %.17g, \"metrics\": {\"ops_per_sec\": "
-					 "%.10g, \"ratio_to_default\": %.10g}}\n",
-					 step, qps, qps / default_qps[(int)secs]);
-	else
-		n = snprintf(buf, sizeof(buf),
-					 "{\"step\": %.17g, \"metrics\": "
-					 "{\"ops_per_sec\": %.10g}}\n",
-					 step, qps);
+	if (n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - n, "}}\n");
 	if (n <= 0 || (size_t)n >= sizeof(buf) ||
 		write(PROGRESS_FD, buf, (size_t)n) != n)
 	{
@@ -965,9 +962,10 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 	rt.role = role;
 	rt.fd = -1;
 	progress_base = progress_last;
-	/* the pair's default per second: none yet when the trial runs first */
-	if (strcmp(role, "default") == 0 || r->pair % 2 == 0)
-		default_n = 0;
+	/* odd pairs run the default first, even ones the trial (ABBA) */
+	ratio_so_far_start_run(&so_far, strcmp(role, "default") == 0,
+						   (strcmp(role, "default") == 0) ==
+							   (r->pair % 2 == 1));
 	status = run_db_bench(a, r->dir, out_path, err_path,
 						  duration_s + 60.0 + 2.0 * duration_s,
 						  &r->cpu_db_bench_s, "the db_bench run", &rt);
@@ -1472,10 +1470,7 @@ main(int argc, char **argv)
 	/* fd 3 open: tuner takes progress lines; db_bench does not inherit it,
 	 * and it is non-blocking (progress.h) */
 	if (progress_init())
-	{
-		default_qps = malloc(MAX_REPORT_S * sizeof(double));
-		progress_on = default_qps != NULL;
-	}
+		progress_on = ratio_so_far_init(&so_far, MAX_REPORT_S);
 	runner_install_signals(on_signal);
 	/* a closed pipe is an error to report, not a death */
 	signal(SIGPIPE, SIG_IGN);
