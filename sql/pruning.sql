@@ -53,6 +53,17 @@ SELECT tuner.should_stop(:t6) AS stop_at_2_5;
 SELECT (tuner.suggest_next('pr_median') ->> 'trial')::bigint AS t7 \gset
 SELECT tuner.report_progress(:t7, 3, '{"loss": 4}');
 SELECT tuner.should_stop(:t7) AS stop_7;
+-- ... until it reports 6 at step 4, above the median there (5.5): its best
+-- so far (4) keeps it going; judged by its latest value (a runner that
+-- reports its estimate of the end so far), it stops
+SELECT tuner.report_progress(:t7, 4, '{"loss": 6}');
+SELECT tuner.should_stop(:t7) AS stop_7_best;
+UPDATE tuner.study SET settings = settings || '{"pruning": {"rule": "median", "warmup_steps": 2, "min_trials": 3, "value": "latest"}}'
+ WHERE name = 'pr_median';
+SELECT tuner.should_stop(:t7) AS stop_7_latest;
+UPDATE tuner.study SET settings = settings || '{"pruning": {"rule": "median", "warmup_steps": 2, "min_trials": 3, "value": "best"}}'
+ WHERE name = 'pr_median';
+SELECT tuner.should_stop(:t7) AS stop_7_best_again;
 -- pruned: its last value is its observation, the model learns from it,
 -- no "best" counts it
 SELECT tuner.prune(:t6, 'worse than the median');
@@ -73,7 +84,7 @@ SELECT pg_temp.pr_try(format($$UPDATE tuner.trial SET state = 'running' WHERE id
 SELECT (length(s) - length(replace(s, '<polyline', ''))) / length('<polyline') AS curves,
 	   (length(s) - length(replace(s, 'stroke-dasharray="6 4"', ''))) / length('stroke-dasharray="6 4"') AS dashed,
 	   s LIKE '%<title>trial 6 (pruned): 7.5 at step 2.5</title>%' AS pruned_marked,
-	   s LIKE '%<title>trial 7: 4 at step 3</title>%' AS running_point,
+	   s LIKE '%<title>trial 7: 6 at step 4</title>%' AS running_point,
 	   s LIKE '%>complete<%' AND s LIKE '%>pruned<%' AND s LIKE '%>running or failed<%' AS legend
   FROM (SELECT tuner.plot('pr_median', 'progress') AS s) q;
 SELECT tuner.plot('pr_median', 'progress', '{"metric": "ops", "log_y": true, "title": "ops"}') LIKE '%<title>trial 5: 500 at step 5</title>%' AS other_metric;
@@ -191,6 +202,8 @@ SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "halv
 SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "halving", "min_step": 0}}');
 SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "median", "min_trials": 0}}');
 SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "median", "warmup_steps": -1}}');
+SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "median", "value": "last"}}');
+SELECT tuner.create_study('pr_bad', 'y', settings => '{"pruning": {"rule": "model", "value": "latest"}}');
 UPDATE tuner.study SET settings = settings || '{"pruning": {"rule": "median", "min_trials": "many"}}' WHERE name = 'pr_off';
 SELECT tuner._prune_decision('fast', '{}', 1, true, 1, NULL);
 SELECT tuner._prune_decision('median', '{1, NaN}', 1, true, 1, NULL);

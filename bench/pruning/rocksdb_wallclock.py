@@ -238,7 +238,7 @@ def replay(conn, path, rules):
                         continue
                     k = rule.get("min_trials", 5)
                     if rule["rule"] == "median":
-                        value = max(x for _, x in curve[:i + 1])
+                        value = v if rule.get("value") == "latest" else max(x for _, x in curve[:i + 1])
                         others = []
                         for oc, _ in done:
                             if oc[-1][0] >= step:

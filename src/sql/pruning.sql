@@ -36,13 +36,13 @@ BEGIN
 	END IF;
 	FOR k IN SELECT pg_catalog.jsonb_object_keys(pruning)
 	LOOP
-		IF k NOT IN ('rule', 'min_trials', 'warmup_steps', 'min_step', 'reduction', 'threshold')
+		IF k NOT IN ('rule', 'min_trials', 'warmup_steps', 'min_step', 'reduction', 'threshold', 'value')
 		   OR (v_rule = 'median' AND k IN ('min_step', 'reduction', 'threshold'))
-		   OR (v_rule = 'halving' AND k IN ('warmup_steps', 'threshold'))
-		   OR (v_rule = 'model' AND k IN ('min_step', 'reduction')) THEN
+		   OR (v_rule = 'halving' AND k IN ('warmup_steps', 'threshold', 'value'))
+		   OR (v_rule = 'model' AND k IN ('min_step', 'reduction', 'value')) THEN
 			RAISE EXCEPTION 'unknown key "%" in setting pruning for rule %', k, v_rule
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = CASE v_rule WHEN 'median' THEN 'The median rule takes warmup_steps and min_trials.'
+					  HINT = CASE v_rule WHEN 'median' THEN 'The median rule takes warmup_steps, min_trials and value.'
 							 WHEN 'model' THEN 'The model rule takes threshold, warmup_steps and min_trials.'
 							 ELSE 'Successive halving takes min_step, reduction and min_trials.' END;
 		END IF;
@@ -59,6 +59,12 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 				  DETAIL = pg_catalog.format('Got %s.', pruning -> 'threshold'),
 				  HINT = 'It is the probability of ending better than the best complete trial below which a trial stops, e.g. 0.05.';
+	END IF;
+	IF pruning ? 'value' AND (pruning -> 'value') NOT IN ('"best"', '"latest"') THEN
+		RAISE EXCEPTION 'pruning value must be "best" or "latest"'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('Got %s.', pruning -> 'value'),
+				  HINT = 'best: the trial''s best value so far (the default); latest: its value at its latest step, for a runner that reports an estimate of its final value so far.';
 	END IF;
 	IF pruning ? 'warmup_steps' AND (pg_catalog.jsonb_typeof(pruning -> 'warmup_steps') <> 'number'
 									 OR (pruning ->> 'warmup_steps')::float8 < 0) THEN
@@ -333,13 +339,21 @@ BEGIN
 		IF v_step < COALESCE((v_rule ->> 'warmup_steps')::float8, 0) THEN
 			RETURN false;
 		END IF;
-		-- the trial's best so far; the complete trials' last value at or
-		-- before its step, of those that got that far
-		SELECT CASE WHEN v_max THEN pg_catalog.max(x.v) ELSE pg_catalog.min(x.v) END INTO v_value
-		  FROM (SELECT (p.metrics ->> s.objective)::float8 AS v
-				  FROM tuner.trial_progress p
-				 WHERE p.trial_id = t.id AND p.step <= v_step
-				   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number') x;
+		-- the trial's best so far, or its latest value (a running estimate
+		-- of its end: its best would be its luckiest early estimate); the
+		-- complete trials' last value at or before its step, of those that
+		-- got that far
+		IF v_rule ->> 'value' = 'latest' THEN
+			SELECT (p.metrics ->> s.objective)::float8 INTO v_value
+			  FROM tuner.trial_progress p
+			 WHERE p.trial_id = t.id AND p.step = v_step;
+		ELSE
+			SELECT CASE WHEN v_max THEN pg_catalog.max(x.v) ELSE pg_catalog.min(x.v) END INTO v_value
+			  FROM (SELECT (p.metrics ->> s.objective)::float8 AS v
+					  FROM tuner.trial_progress p
+					 WHERE p.trial_id = t.id AND p.step <= v_step
+					   AND pg_catalog.jsonb_typeof(p.metrics -> s.objective) = 'number') x;
+		END IF;
 		SELECT pg_catalog.array_agg(o.v) INTO v_others
 		  FROM tuner.trial c
 		  CROSS JOIN LATERAL (
