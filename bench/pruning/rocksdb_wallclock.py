@@ -149,13 +149,15 @@ def fmt(x, d=3):
 def summarise(results):
     print()
     print("| seed | arm | configurations | complete | pruned | failed | disturbed | wall s | "
-          "recommended | confirmed ratio [95% CI] | pairs (disturbed) | load start -> end |")
+          "recommended (its value, predicted) | confirmed ratio [95% CI] | pairs (disturbed) | load start -> end |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         c = r["confirmation"]
+        rec = r.get("recommended")
         print("| %d | %s | %d | %d | %d | %d | %d | %.0f | %s | %s | %s | %s -> %s |" % (
             r["seed"], r["arm"], r["configurations"], r["complete"], r["pruned"], r["failed"],
-            r["disturbed"], r["wall_s"], r.get("recommended", {}).get("trial", "-"),
+            r["disturbed"], r["wall_s"],
+            "-" if not rec else "%s (%s, %s)" % (rec["trial"], fmt(rec["value"]), fmt(rec["predicted"])),
             "-" if c is None else "%s [%s, %s]" % (fmt(c["ratio"]), fmt(c["low"]), fmt(c["high"])),
             "-" if c is None else "%s (%s)" % (c["pairs"], c["disturbed"]),
             r["load_start"][0], r["load_end"][0]))
@@ -175,6 +177,17 @@ def summarise(results):
         means[arm] = (cf, mr)
         print("| %s | %d | %.1f | %.1f | %s | %s |" % (arm, len(rs), cf, cp, fmt(mr),
                                                        ", ".join(fmt(x) for x in ratios)))
+    print()
+    print("| arm | recommended trial's own value - its confirmed ratio (mean) | predicted - confirmed (mean) |")
+    print("|---|---|---|")
+    for arm, rs in arms.items():
+        pairs = [(r["recommended"]["value"], r["recommended"]["predicted"], r["confirmation"]["ratio"])
+                 for r in rs if r.get("recommended") and r["confirmation"] and r["confirmation"]["ratio"]]
+        if pairs:
+            predicted = [p - c for _, p, c in pairs if p is not None]
+            print("| %s | %+.3f | %s |" % (
+                arm, sum(v - c for v, _, c in pairs) / len(pairs),
+                "%+.3f" % (sum(predicted) / len(predicted)) if predicted else "-"))
     if "off" in means and "on" in means and means["off"][0] > 0:
         print()
         print("configurations evaluated, on/off: %.2fx (target >= 1.5x)" % (means["on"][0] / means["off"][0]))
