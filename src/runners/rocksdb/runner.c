@@ -914,6 +914,16 @@ self_cpu_s(void)
 		   (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
+/*
+ * Pairs alternate order, default first in odd pairs and trial first in
+ * even ones (ABBA), so that a drift of the machine favours neither side.
+ */
+static bool
+pair_runs_default_first(int pair)
+{
+	return pair % 2 == 1;
+}
+
 /* Restore, run db_bench, finish the deferred work, and measure. */
 static void
 do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
@@ -930,6 +940,7 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 	log_stats ls;
 	int status, nlogs, i;
 	double cpu0, v;
+	bool is_default = strcmp(role, "default") == 0;
 
 	if (a == NULL)
 		die(EXIT_FAILED, "out of memory");
@@ -962,10 +973,8 @@ do_run(const rdb_trial *st, const char *checkpoint, const char *trial_dir,
 	rt.role = role;
 	rt.fd = -1;
 	progress_base = progress_last;
-	/* odd pairs run the default first, even ones the trial (ABBA) */
-	ratio_so_far_start_run(&so_far, strcmp(role, "default") == 0,
-						   (strcmp(role, "default") == 0) ==
-							   (r->pair % 2 == 1));
+	ratio_so_far_start_run(&so_far, is_default,
+						   is_default == pair_runs_default_first(r->pair));
 	status = run_db_bench(a, r->dir, out_path, err_path,
 						  duration_s + 60.0 + 2.0 * duration_s,
 						  &r->cpu_db_bench_s, "the db_bench run", &rt);
@@ -1503,12 +1512,10 @@ main(int argc, char **argv)
 
 		for (seg = 1; seg <= st.segments; seg++)
 		{
-			/* Pairs alternate order (default first, then trial first, ...):
-			 * ABBA, so that a drift of the machine favours neither side.
-			 * A paired repeat's duration_s is shared by its segments
+			/* A paired repeat's duration_s is shared by its segments
 			 * (30 s in 4: 7, 8, 7, 8), each a short pair of its own. */
 			int pair = (k - 1) * st.segments + seg;
-			bool default_first = (pair % 2) == 1;
+			bool default_first = pair_runs_default_first(pair);
 			int dur = st.duration_s * seg / st.segments -
 					  st.duration_s * (seg - 1) / st.segments;
 
