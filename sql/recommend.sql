@@ -1,6 +1,6 @@
 -- recommend: the configuration to keep is the tried one the GP predicts
--- best, not the luckiest single trial; fewer than three complete trials
--- fall back to best(); bad input.
+-- best, not the luckiest single trial; pruned trials inform the fit but
+-- are never kept; fewer than three trials fall back to best(); bad input.
 \set SHOW_CONTEXT never
 
 -- A smooth objective, peak 1.0 at x = 0.5, measured with noise; one far
@@ -114,7 +114,77 @@ SELECT * FROM tuner.recommend('wide', noise_sd => 'NaN');
 SELECT tuner.create_study('bad_noise', 'ops', settings => '{"noise_sd": -1}');
 SELECT tuner.create_study('bad_noise', 'ops', settings => '{"noise_sd": "high"}');
 
--- Fewer than three complete trials: the best trial, no prediction.
+-- Pruned trials (issue 30): never recommended, but the fit learns from
+-- them as the optimizer does (tuner._pruned_observations).  x = 0.1
+-- completed once at 1.0, the best value; four more runs of it were
+-- stopped at 0.3, and the complete trials' curves forecast they would have
+-- ended there: the model believes the 1.0 was luck and keeps x = 0.5
+-- (0.98).  A pruned trial with a higher forecast than any is not kept.
+CREATE TEMP TABLE st (i int, id bigint, x float8, final float8, partial float8, complete bool);
+INSERT INTO st VALUES (1, NULL, 0.1, 1.00, 1.01, true), (2, NULL, 0.5, 0.98, 0.97, true),
+	(3, NULL, 0.7, 0.70, 0.72, true), (4, NULL, 0.9, 0.60, 0.58, true),
+	(5, NULL, 0.1, NULL, 0.3, false), (6, NULL, 0.1, NULL, 0.31, false),
+	(7, NULL, 0.1, NULL, 0.29, false), (8, NULL, 0.1, NULL, 0.3, false),
+	(9, NULL, 0.3, NULL, 1.5, false);
+-- A study of st's trials (the pruned ones too, or not); st.id names the
+-- last study's.
+CREATE FUNCTION pg_temp.stopped_study(study text, with_pruned bool)
+RETURNS bool
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	r record;
+	t bigint;
+BEGIN
+	PERFORM tuner.create_study(study, 'ops', 'maximize', '{"seed": 3}');
+	PERFORM tuner.add_parameter(study, 'x', 'float', 0, 1);
+	FOR r IN SELECT * FROM st WHERE complete OR with_pruned ORDER BY i LOOP
+		PERFORM tuner.enqueue(study, jsonb_build_object('x', r.x));
+		t := (tuner.suggest_next(study) ->> 'trial')::bigint;
+		UPDATE st SET id = t WHERE i = r.i;
+		PERFORM tuner.report_progress(t, 1, jsonb_build_object('ops', r.partial));
+		PERFORM tuner.report_progress(t, 2, jsonb_build_object('ops', r.partial));
+		IF r.complete THEN
+			PERFORM tuner.report_progress(t, 3, jsonb_build_object('ops', r.final));
+			PERFORM tuner.report(t, jsonb_build_object('ops', r.final));
+		ELSE
+			PERFORM tuner.prune(t, 'stopped');
+		END IF;
+	END LOOP;
+	RETURN true;
+END;
+$$;
+-- Without the pruned trials the luckiest configuration is kept ...
+SELECT pg_temp.stopped_study('stopped_complete', false);
+SELECT r.trial = (SELECT id FROM st WHERE i = 1) AS keeps_lucky
+  FROM tuner.recommend('stopped_complete') r;
+-- ... with them, x = 0.5.
+SELECT pg_temp.stopped_study('stopped', true);
+SELECT (SELECT trial FROM tuner.best('stopped')) = (SELECT id FROM st WHERE i = 1) AS lucky_is_best,
+       r.trial = (SELECT id FROM st WHERE i = 2) AS keeps_x_05,
+       (SELECT state FROM tuner.trial WHERE id = r.trial) AS state
+  FROM tuner.recommend('stopped') r;
+-- Its prediction is the posterior mean of a GP fitted to the complete
+-- values and the pruned forecasts, each forecast's spread its noise.
+WITH o AS (
+	SELECT p.k, p.value, p.std_error
+	  FROM tuner._pruned_observations(
+			(SELECT m.id FROM tuner.metric m JOIN tuner.study s ON s.id = m.study_id
+			  WHERE s.name = 'stopped' AND m.name = 'ops'),
+			ARRAY(SELECT id FROM st ORDER BY i)) p
+), m AS (
+	SELECT tuner.gp_fit(array_agg(ARRAY[st.x] ORDER BY st.i),
+						array_agg(COALESCE(o.value, st.final) ORDER BY st.i),
+						jsonb_build_object('seed', 3, 'std_error', jsonb_agg(o.std_error ORDER BY st.i))) AS model
+	  FROM st LEFT JOIN o ON o.k = st.i
+)
+SELECT abs(g.mean - r.predicted) < 1e-9 AS same_fit,
+       (SELECT count(*) FROM o) AS forecasts,
+       (SELECT bool_and(o.std_error > 0) FROM o) AS forecasts_have_noise
+  FROM m, tuner.recommend('stopped') r,
+       tuner.gp_predict(m.model, ARRAY[ARRAY[0.5]]) g;
+
+-- Fewer than three trials to fit: the best trial, no prediction.
 SELECT tuner.create_study('short', 'ops', 'maximize', '{"seed": 6}') > 0 AS created;
 SELECT tuner.add_parameter('short', 'x', 'float', 0, 1);
 SELECT * FROM tuner.recommend('short');
@@ -131,4 +201,4 @@ SELECT tuner._unit_points('{0}', '{1}', '{0}', '{f}', '{0}', '{{0.5}}');
 SELECT tuner._unit_points('{0}', '{0}', '{10}', '{f}', '{0}', '{{5}, {15}}');
 
 -- Leave nothing behind for the tests that follow.
-SELECT tuner.drop_study(n) FROM unnest(ARRAY['noisy', 'noisy_min', 'short', 'wide', 'wide2']) n;
+SELECT tuner.drop_study(n) FROM unnest(ARRAY['noisy', 'noisy_min', 'short', 'stopped', 'stopped_complete', 'wide', 'wide2']) n;

@@ -25,18 +25,24 @@ $$;
 
 -- The configuration to keep: among the trials best may choose (complete,
 -- every outcome constraint met), the one a GP fitted to every complete
--- trial predicts best.  With noisy trials the best single observation
--- (tuner.best) is biased upwards, the winner's curse; the posterior mean
--- pools each trial with its neighbours.  The fit takes every complete
--- trial, a trial that broke a constraint too (its objective was measured
--- like any other), but such a trial is never recommended.  With few trials
--- in many dimensions the likelihood can explain any data without noise
--- (the fit interpolates and the mean is the observation), so a known
--- measurement noise (noise_sd, or the study's setting of that name) is a
--- floor on the fitted noise.  A trial's standard error (its report's
--- _std_error), or for a disturbed trial without one half the spread of the
--- values, is that trial's extra noise, as in GP-EI.  Below three complete
--- trials there is no model to ask: best's trial, predicted NULL.
+-- and every pruned trial predicts best.  With noisy trials the best single
+-- observation (tuner.best) is biased upwards, the winner's curse; the
+-- posterior mean pools each trial with its neighbours.  The fit takes
+-- every complete trial, a trial that broke a constraint too (its objective
+-- was measured like any other), but such a trial is never recommended.
+-- Nor is a pruned trial, but the fit sees it as the optimizer does
+-- (tuner._pruned_observations: the end its partial curve forecasts, the
+-- forecast's spread its noise): a pruning study completes fewer trials,
+-- and those survived a decision on the same noisy seconds their final
+-- values include, so without their stopped neighbours the model has less
+-- to pool them with.  With few trials in many dimensions the likelihood
+-- can explain any data without noise (the fit interpolates and the mean
+-- is the observation), so a known measurement noise (noise_sd, or the
+-- study's setting of that name) is a floor on the fitted noise.  A trial's
+-- standard error (its report's _std_error), or for a disturbed trial
+-- without one half the spread of the values, is that trial's extra noise,
+-- as in GP-EI.  Below three trials to fit there is no model to ask:
+-- best's trial, predicted NULL.
 CREATE OR REPLACE FUNCTION tuner.recommend(study text, noise_sd float8 DEFAULT NULL)
 RETURNS TABLE (trial bigint, value float8, predicted float8,
 			   predicted_sd float8, params jsonb)
@@ -55,6 +61,8 @@ DECLARE
 	v_spread float8;
 	v_se float8[];
 	v_disturbed bool[];
+	v_objective bigint;
+	f record;
 BEGIN
 	s := tuner._find_study($1);
 	PERFORM tuner._require_one_objective(s, 'tuner.recommend');
@@ -64,6 +72,7 @@ BEGIN
 		v_noise_sd := (s.settings ->> 'noise_sd')::float8;
 	END IF;
 	sp := tuner._space(s.id);
+	SELECT m.id INTO v_objective FROM tuner.metric m WHERE m.study_id = s.id AND m.name = s.objective;
 	WITH p AS (
 		SELECT position, name, kind, choices
 		  FROM tuner.parameter WHERE study_id = s.id AND enabled
@@ -74,10 +83,9 @@ BEGIN
 					WHEN 'categorical' THEN pg_catalog.array_position(p.choices, t.config ->> p.name) - 1
 					ELSE (t.config -> p.name)::float8 END ORDER BY p.position) AS x
 		  FROM tuner.trial t
-		  JOIN tuner.observation ob ON ob.trial_id = t.id
-		  JOIN tuner.metric m ON m.id = ob.metric_id AND m.name = s.objective
+		  JOIN tuner.observation ob ON ob.trial_id = t.id AND ob.metric_id = v_objective
 		 CROSS JOIN p
-		 WHERE t.study_id = s.id AND t.state = 'complete'
+		 WHERE t.study_id = s.id AND t.state IN ('complete', 'pruned')
 		 GROUP BY t.id, t.number, ob.value, ob.std_error, t.disturbed
 	)
 	SELECT pg_catalog.array_agg(n.id ORDER BY n.number),
@@ -87,6 +95,12 @@ BEGIN
 		   pg_catalog.array_agg(COALESCE(n.disturbed, false) ORDER BY n.number)
 	  INTO v_ids, v_x, v_y, v_se, v_disturbed
 	  FROM native n;
+
+	FOR f IN SELECT * FROM tuner._pruned_observations(v_objective, v_ids)
+	LOOP
+		v_y[f.k] := f.value;
+		v_se[f.k] := f.std_error;
+	END LOOP;
 
 	IF COALESCE(pg_catalog.cardinality(v_ids), 0) < 3 THEN
 		RETURN QUERY
